@@ -1,0 +1,35 @@
+package io.polycert.core;
+
+/**
+ * Why a transaction did not commit. The cause decides whether {@link Stm#atomic} retries it.
+ */
+public enum AbortCause {
+    /** A value the transaction read was overwritten by a transaction that committed first. */
+    CONFLICT(true),
+    /**
+     * Bloom-filter certification could not rule out a conflict: possibly a false positive of the filter,
+     * counted apart from real conflicts.
+     */
+    BLOOM_FILTER_FALSE_POSITIVE(true),
+    /** A written value cannot cross the wire: its type is not on the codec's allow-list. */
+    BAD_VALUE(false),
+    /** The commit message would exceed the configured maximum size. */
+    TOO_LARGE(false),
+    /** This replica is not in a partition holding a majority of the last view, so it cannot commit. */
+    NOT_IN_MAJORITY(false),
+    /** The replica left the group (or was shut down) before the outcome was known. */
+    REPLICA_LEFT(false),
+    /** The application aborted the transaction, or its code threw. */
+    EXPLICIT(false);
+
+    private final boolean retryable;
+
+    AbortCause(boolean retryable) {
+        this.retryable = retryable;
+    }
+
+    /** Whether running the transaction again may succeed. */
+    public boolean isRetryable() {
+        return retryable;
+    }
+}

@@ -1,0 +1,524 @@
+package io.polycert.core;
+
+import io.polycert.core.codec.UnregisteredTypeException;
+import io.polycert.core.codec.ValueCodec;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+
+/**
+ * A multi-version software transactional memory: an object, not global state, so several can live in one JVM
+ * (one per replica in tests).
+ *
+ * <pre>{@code
+ * Stm stm = Stm.create();
+ * VBox<Long> a = stm.newBox(100L), b = stm.newBox(0L);
+ * stm.atomic(() -> { a.put(a.get() - 10); b.put(b.get() + 10); });
+ * long total = stm.readOnly(() -> a.get() + b.get());
+ * }</pre>
+ *
+ * <p>Transactions read a consistent snapshot. Read-only ones never block and never abort. A read-write one is
+ * validated at commit against the versions committed since its snapshot; {@link #atomic} retries it on conflict,
+ * up to {@link Builder#maxAttempts(int)} attempts. Old versions are dropped as soon as no running transaction can
+ * read them. Nesting is flat: a block nested in a running transaction joins it.
+ */
+public final class Stm implements AutoCloseable {
+    private static final VarHandle LATEST;
+
+    static {
+        try {
+            LATEST = MethodHandles.lookup().findVarHandle(Stm.class, "latest", CommitRecord.class);
+        } catch (ReflectiveOperationException e) {
+            throw new ExceptionInInitializerError(e);
+        }
+    }
+
+    private final String name;
+    private final int maxAttempts;
+    private final IdAllocator ids;
+    private final ValueCodec strictCodec;
+    private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+    private final Log log = new Log();
+    private final CommitHandler handler;
+
+    /** Newest fully written-back version: the snapshot new transactions take. */
+    @SuppressWarnings("unused") // accessed through LATEST
+    private volatile CommitRecord latest;
+    /** Oldest version still kept; versions before it may have been collected. Guarded by {@link #collecting}. */
+    private volatile CommitRecord oldestKept;
+    private final AtomicBoolean collecting = new AtomicBoolean();
+    private volatile boolean closed;
+
+    private Stm(Builder b) {
+        this.name = b.name != null ? b.name : "stm@" + Integer.toHexString(System.identityHashCode(this));
+        this.maxAttempts = b.maxAttempts;
+        this.ids = b.ids != null ? b.ids : IdAllocator.sequential();
+        this.strictCodec = b.strictCodec;
+        CommitRecord initial = CommitRecord.initial(0);
+        this.latest = initial;
+        this.oldestKept = initial;
+        this.handler = Objects.requireNonNull(b.handlerFactory.create(log), "CommitHandler.Factory returned null");
+    }
+
+    /** An embedded, non-replicated STM with default settings. */
+    public static Stm create() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    // ---- boxes ------------------------------------------------------------------------------------------
+
+    /**
+     * Creates a box. Inside a read-write transaction the box is part of its write-set and exists for other
+     * transactions once it commits; outside a transaction it exists at once, visible to every snapshot.
+     */
+    public <T> VBox<T> newBox(T initial) {
+        checkOpen();
+        Transaction tx = current.get();
+        if (tx == null) {
+            return new VBox<>(this, ids.nextId(), new VBox.Body(initial, 0, null));
+        }
+        VBox<T> box = new VBox<>(this, ids.nextId(), null);
+        tx.create(box, initial);
+        return box;
+    }
+
+    Object read(VBox<?> box) {
+        Transaction tx = current.get();
+        if (tx != null) {
+            return tx.readChecked(box);
+        }
+        VBox.Body body = box.bodyAt(latestRecord().version);
+        if (body == null) {
+            throw new IllegalStateException(box + " has no committed value yet: the transaction that created it"
+                    + " has not committed");
+        }
+        return body.value;
+    }
+
+    void write(VBox<?> box, Object value) {
+        Transaction tx = current.get();
+        if (tx != null) {
+            tx.writeChecked(box, value);
+        } else {
+            atomic(() -> current.get().writeChecked(box, value));
+        }
+    }
+
+    // ---- transactions -----------------------------------------------------------------------------------
+
+    /**
+     * Runs {@code body} in a read-write transaction and commits it, retrying on conflict. Inside a running
+     * transaction, runs {@code body} as part of it (flat nesting).
+     *
+     * @throws TransactionAbortedException if the cause is not retryable, or after {@link Builder#maxAttempts}
+     *     attempts; its message counts the causes
+     */
+    public <T> T atomic(Supplier<T> body) {
+        Objects.requireNonNull(body, "body");
+        if (current.get() != null) {
+            return body.get();
+        }
+        Map<AbortCause, Integer> causes = null;
+        for (int attempt = 1; ; attempt++) {
+            Transaction tx = begin();
+            T result;
+            try {
+                result = body.get();
+            } catch (RuntimeException | Error e) {
+                tx.abort();
+                throw e;
+            }
+            try {
+                tx.commit();
+                return result;
+            } catch (TransactionAbortedException e) {
+                if (!e.abortCause().isRetryable()) {
+                    throw e;
+                }
+                if (causes == null) {
+                    causes = new EnumMap<>(AbortCause.class);
+                }
+                causes.merge(e.abortCause(), 1, Integer::sum);
+                if (attempt >= maxAttempts) {
+                    throw new TransactionAbortedException(e.abortCause(), "transaction gave up after " + attempt
+                            + " attempts (" + describe(causes) + "); last: " + e.getMessage(), e, attempt);
+                }
+                backOff(attempt);
+            }
+        }
+    }
+
+    /** {@link #atomic(Supplier)} for code that returns nothing. */
+    public void atomic(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        atomic(() -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code body} in a read-only transaction: it sees one consistent snapshot, never blocks, never aborts,
+     * and any write in it throws {@link ReadOnlyTransactionException}. Nested in a running transaction, it reads
+     * that transaction's state (writes are refused inside the block).
+     */
+    public <T> T readOnly(Supplier<T> body) {
+        Objects.requireNonNull(body, "body");
+        Transaction outer = current.get();
+        if (outer instanceof ReadWriteTransaction rw) {
+            rw.enterReadOnly();
+            try {
+                return body.get();
+            } finally {
+                rw.exitReadOnly();
+            }
+        } else if (outer != null) {
+            return body.get();
+        }
+        Transaction tx = beginReadOnly();
+        try {
+            return body.get();
+        } finally {
+            tx.commit();
+        }
+    }
+
+    /** {@link #readOnly(Supplier)} for code that returns nothing. */
+    public void readOnly(Runnable body) {
+        Objects.requireNonNull(body, "body");
+        readOnly(() -> {
+            body.run();
+            return null;
+        });
+    }
+
+    /**
+     * Begins a read-write transaction bound to this thread; end it with {@link Transaction#commit()} or
+     * {@link Transaction#abort()}.
+     *
+     * @throws IllegalStateException if a transaction of this STM is already running on this thread
+     */
+    public Transaction begin() {
+        checkNotInTransaction();
+        ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot());
+        current.set(tx);
+        return tx;
+    }
+
+    /** Begins a read-only transaction bound to this thread. */
+    public Transaction beginReadOnly() {
+        checkNotInTransaction();
+        ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot());
+        current.set(tx);
+        return tx;
+    }
+
+    /** The transaction of this STM running on this thread, or null. */
+    public Transaction currentTransaction() {
+        return current.get();
+    }
+
+    /** The newest committed version. */
+    public long latestVersion() {
+        return latestRecord().version;
+    }
+
+    /**
+     * Closes the STM (and its commit handler): new transactions and commits are refused. Transactions still
+     * running can only abort or fail to commit.
+     */
+    @Override
+    public void close() {
+        if (!closed) {
+            closed = true;
+            handler.close();
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    @Override
+    public String toString() {
+        return "Stm[" + name + "]";
+    }
+
+    // ---- internals --------------------------------------------------------------------------------------
+
+    CommitHandler handler() {
+        if (closed) {
+            throw new StmClosedException(this + " is closed");
+        }
+        return handler;
+    }
+
+    /** Refuses a commit whose values could not cross the wire (only when a strict codec was configured). */
+    void checkEncodable(CommitRequest request) {
+        if (strictCodec == null) {
+            return;
+        }
+        for (int i = 0; i < request.writeSetSize(); i++) {
+            try {
+                strictCodec.checkEncodable(request.writtenValue(i));
+            } catch (UnregisteredTypeException e) {
+                throw new TransactionAbortedException(AbortCause.BAD_VALUE,
+                        "cannot commit the write to " + request.writtenBox(i) + ": " + e.getMessage(), e);
+            }
+        }
+    }
+
+    private CommitRecord latestRecord() {
+        return (CommitRecord) LATEST.getVolatile(this);
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new StmClosedException(this + " is closed");
+        }
+    }
+
+    private void checkNotInTransaction() {
+        checkOpen();
+        if (current.get() != null) {
+            throw new IllegalStateException("a transaction of " + this + " is already running on this thread;"
+                    + " use stm.atomic(...) to nest");
+        }
+    }
+
+    /**
+     * Registers a new transaction on the newest snapshot. The re-check closes the race with the collector: a
+     * snapshot that stopped being the newest before we registered may already be collected, so we move on.
+     */
+    private CommitRecord enterSnapshot() {
+        for (;;) {
+            CommitRecord r = latestRecord();
+            r.enter();
+            if (r == latestRecord()) {
+                return r;
+            }
+            r.leave();
+        }
+    }
+
+    void release(Transaction tx) {
+        tx.snapshot.leave();
+        if (current.get() == tx) {
+            current.set(null);
+        }
+        collectGarbage();
+    }
+
+    /**
+     * Drops versions no snapshot can read any more: once every transaction on version v has ended and a newer
+     * version exists, the boxes written at v+1 need nothing older than v+1. Runs on whichever thread gets there
+     * first; the others skip it.
+     */
+    private void collectGarbage() {
+        CommitRecord head = oldestKept;
+        if (head == latestRecord() || !head.unused() || !collecting.compareAndSet(false, true)) {
+            return;
+        }
+        try {
+            head = oldestKept;
+            CommitRecord newest = latestRecord();
+            while (head != newest && head.unused()) {
+                CommitRecord next = head.next();
+                next.dropOlderVersions();
+                head = next;
+            }
+            oldestKept = head;
+        } finally {
+            collecting.set(false);
+        }
+    }
+
+    /** Writes back every appended record in order and returns the tail, now the latest version. */
+    private CommitRecord helpWriteBackAll() {
+        CommitRecord r = latestRecord();
+        for (CommitRecord n = r.next(); n != null; r = n, n = r.next()) {
+            n.writeBack();
+            LATEST.compareAndSet(this, r, n);
+        }
+        return r;
+    }
+
+    private static void backOff(int attempt) {
+        if (attempt < 4) {
+            Thread.onSpinWait();
+        } else if (attempt < 16) {
+            Thread.yield();
+        } else {
+            LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(1_000L * Math.min(attempt, 1000)));
+        }
+    }
+
+    private static String describe(Map<AbortCause, Integer> causes) {
+        StringBuilder sb = new StringBuilder();
+        causes.forEach((cause, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(n).append(' ')
+                .append(cause.name().toLowerCase().replace('_', ' ')));
+        return sb.toString();
+    }
+
+    /** The commit log handed to the {@link CommitHandler}. */
+    private final class Log implements CommitLog {
+
+        @Override
+        public long latestVersion() {
+            return latestRecord().version;
+        }
+
+        @Override
+        public long latestVersionOf(VBox<?> box) {
+            return box.latestVersion();
+        }
+
+        @Override
+        public VBox<?> firstStaleRead(CommitRequest request) {
+            helpWriteBackAll();
+            long snapshot = request.snapshotVersion();
+            for (int i = 0, n = request.readSetSize(); i < n; i++) {
+                VBox<?> box = request.readBox(i);
+                if (box.latestVersion() > snapshot) {
+                    return box;
+                }
+            }
+            return null;
+        }
+
+        @Override
+        public long validateAndAppend(CommitRequest request) {
+            VBox<?>[] boxes = boxesOf(request);
+            Object[] values = valuesOf(request);
+            long snapshot = request.snapshotVersion();
+            for (;;) {
+                CommitRecord tail = helpWriteBackAll();
+                // Every version up to tail is written back, so a box newer than the snapshot was overwritten.
+                if (tail.version != snapshot) {
+                    for (int i = 0, n = request.readSetSize(); i < n; i++) {
+                        VBox<?> box = request.readBox(i);
+                        long v = box.latestVersion();
+                        if (v > snapshot) {
+                            throw new TransactionAbortedException(AbortCause.CONFLICT, box
+                                    + " was overwritten at version " + v + " after snapshot " + snapshot);
+                        }
+                    }
+                }
+                CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
+                if (tail.tryAppend(mine)) {
+                    helpWriteBackAll();
+                    return mine.version;
+                }
+            }
+        }
+
+        @Override
+        public long append(CommitRequest request) {
+            return append(boxesOf(request), valuesOf(request));
+        }
+
+        @Override
+        public long append(VBox<?>[] boxes, Object[] values) {
+            if (boxes.length != values.length) {
+                throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
+            }
+            for (VBox<?> box : boxes) {
+                if (box.stm != Stm.this) {
+                    throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to " + Stm.this);
+                }
+            }
+            for (;;) {
+                CommitRecord tail = helpWriteBackAll();
+                CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
+                if (tail.tryAppend(mine)) {
+                    helpWriteBackAll();
+                    return mine.version;
+                }
+            }
+        }
+
+        private VBox<?>[] boxesOf(CommitRequest request) {
+            if (request instanceof ReadWriteTransaction tx) {
+                return tx.writtenBoxes();
+            }
+            VBox<?>[] boxes = new VBox<?>[request.writeSetSize()];
+            for (int i = 0; i < boxes.length; i++) {
+                boxes[i] = request.writtenBox(i);
+            }
+            return boxes;
+        }
+
+        private Object[] valuesOf(CommitRequest request) {
+            if (request instanceof ReadWriteTransaction tx) {
+                return tx.writtenValues();
+            }
+            Object[] values = new Object[request.writeSetSize()];
+            for (int i = 0; i < values.length; i++) {
+                values[i] = request.writtenValue(i);
+            }
+            return values;
+        }
+    }
+
+    /** Settings of an {@link Stm}. */
+    public static final class Builder {
+        private String name;
+        private int maxAttempts = 100;
+        private IdAllocator ids;
+        private ValueCodec strictCodec;
+        private CommitHandler.Factory handlerFactory = CommitHandler.local();
+
+        private Builder() {
+        }
+
+        /** A name for logs and messages. */
+        public Builder name(String name) {
+            this.name = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        /** How many times {@link Stm#atomic} runs a transaction that keeps conflicting before giving up. */
+        public Builder maxAttempts(int maxAttempts) {
+            if (maxAttempts < 1) {
+                throw new IllegalArgumentException("maxAttempts must be at least 1, was " + maxAttempts);
+            }
+            this.maxAttempts = maxAttempts;
+            return this;
+        }
+
+        /** Where box ids come from (default: 1, 2, 3, ...). */
+        public Builder idAllocator(IdAllocator ids) {
+            this.ids = Objects.requireNonNull(ids, "ids");
+            return this;
+        }
+
+        /**
+         * Refuse, at commit, values this codec cannot encode, even when nothing is replicated: catches values that
+         * would fail once replication is switched on. Replicating handlers always encode, so always refuse them.
+         */
+        public Builder strictCodec(ValueCodec codec) {
+            this.strictCodec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        /** Who decides commits (default: {@link CommitHandler#local()}). Replication plugs in here. */
+        public Builder commitHandler(CommitHandler.Factory factory) {
+            this.handlerFactory = Objects.requireNonNull(factory, "factory");
+            return this;
+        }
+
+        public Stm build() {
+            return new Stm(this);
+        }
+    }
+}

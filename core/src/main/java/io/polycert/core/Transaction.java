@@ -1,0 +1,120 @@
+package io.polycert.core;
+
+import java.util.Objects;
+
+/**
+ * A transaction of one {@link Stm}, bound to the thread that began it.
+ *
+ * <p>Most code never sees this type: {@link Stm#atomic} and {@link Stm#readOnly} manage transactions, and
+ * {@link VBox#get()} / {@link VBox#put(Object)} find the current one. Frameworks that demarcate transactions
+ * themselves use {@link Stm#begin()}, {@link #commit()} and {@link #abort()}, on the thread that began it.
+ */
+public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyTransaction {
+
+    /** Life cycle of a transaction. */
+    public enum Status { ACTIVE, COMMITTED, ABORTED }
+
+    final Stm stm;
+    final CommitRecord snapshot;
+    final Thread owner;
+    Status status = Status.ACTIVE;
+
+    Transaction(Stm stm, CommitRecord snapshot) {
+        this.stm = stm;
+        this.snapshot = snapshot;
+        this.owner = Thread.currentThread();
+    }
+
+    /** Whether writes are refused. Read-only transactions never block and never abort. */
+    public abstract boolean isReadOnly();
+
+    /** The version of the consistent snapshot this transaction reads. */
+    public final long snapshotVersion() {
+        return snapshot.version;
+    }
+
+    public final Status status() {
+        return status;
+    }
+
+    public final boolean isActive() {
+        return status == Status.ACTIVE;
+    }
+
+    /**
+     * The version this transaction serializes at: for a committed read-write transaction the version its writes
+     * created; for one that wrote nothing, and for read-only transactions, its snapshot version.
+     */
+    public abstract long commitVersion();
+
+    /** Reads {@code box} in this transaction. Same as {@link VBox#get()} on this transaction's thread. */
+    @SuppressWarnings("unchecked")
+    public final <T> T read(VBox<T> box) {
+        checkUsable(box);
+        return (T) readChecked(box);
+    }
+
+    /** Writes {@code box} in this transaction. Same as {@link VBox#put(Object)} on this transaction's thread. */
+    public final <T> void write(VBox<T> box, T value) {
+        checkUsable(box);
+        writeChecked(box, value);
+    }
+
+    /**
+     * Commits: a read-only transaction simply ends; a read-write one is certified and its writes installed.
+     *
+     * @throws TransactionAbortedException if certification fails; nothing was written
+     */
+    public abstract void commit();
+
+    /** Ends the transaction, discarding its writes. Does nothing if it already ended. */
+    public final void abort() {
+        if (status == Status.ACTIVE) {
+            checkOwner();
+            end(Status.ABORTED);
+        }
+    }
+
+    abstract Object readChecked(VBox<?> box);
+
+    abstract void writeChecked(VBox<?> box, Object value);
+
+    abstract void create(VBox<?> box, Object initial);
+
+    final void checkUsable(VBox<?> box) {
+        Objects.requireNonNull(box, "box");
+        if (box.stm != stm) {
+            throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to this transaction's " + stm);
+        }
+        checkActive();
+    }
+
+    final void checkActive() {
+        if (status != Status.ACTIVE) {
+            throw new IllegalStateException("transaction already " + status.name().toLowerCase() + "; begin a new one");
+        }
+        checkOwner();
+    }
+
+    private void checkOwner() {
+        if (Thread.currentThread() != owner) {
+            throw new IllegalStateException("transaction belongs to thread " + owner.getName()
+                    + "; it can only be used, committed or aborted there");
+        }
+    }
+
+    final Object readSnapshot(VBox<?> box) {
+        VBox.Body body = box.bodyAt(snapshot.version);
+        if (body == null) {
+            throw new IllegalStateException(box + " has no value in snapshot " + snapshot.version
+                    + ": it was created by a transaction that had not committed when this one began");
+        }
+        return body.value;
+    }
+
+    /** Releases the snapshot and unbinds the thread. */
+    final void end(Status outcome) {
+        status = outcome;
+        stm.release(this);
+    }
+}
