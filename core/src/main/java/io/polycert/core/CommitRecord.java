@@ -8,18 +8,16 @@ import java.lang.invoke.VarHandle;
  *
  * <p>The records form a singly linked list in version order (JVSTM's commit queue). A committing transaction
  * appends its record with one CAS on the tail's {@code next}; any thread that finds records not yet written back
- * helps write them back, in order, before it goes on. A record also counts the transactions that use it as their
- * snapshot, which tells the garbage collector when older versions can go.
+ * helps write them back. Versions of one box are always installed in order: a record is written back after every
+ * older record that writes one of its boxes, so no box gets a newer value before an older one. The latest
+ * version new transactions read advances only over records written back, in order.
  */
 final class CommitRecord {
     private static final VarHandle NEXT;
-    private static final VarHandle RUNNING;
 
     static {
         try {
-            MethodHandles.Lookup lookup = MethodHandles.lookup();
-            NEXT = lookup.findVarHandle(CommitRecord.class, "next", CommitRecord.class);
-            RUNNING = lookup.findVarHandle(CommitRecord.class, "running", int.class);
+            NEXT = MethodHandles.lookup().findVarHandle(CommitRecord.class, "next", CommitRecord.class);
         } catch (ReflectiveOperationException e) {
             throw new ExceptionInInitializerError(e);
         }
@@ -28,16 +26,16 @@ final class CommitRecord {
     final long version;
     final VBox<?>[] boxes;
     final Object[] values;
+    /** The body each box got for this version, filled by the write-back, so collection never searches a chain. */
+    private final VBox.Body[] bodies;
     private volatile CommitRecord next;
     private volatile boolean writtenBack;
-    /** Transactions whose snapshot is this version. */
-    @SuppressWarnings("unused") // accessed through RUNNING
-    private volatile int running;
 
     CommitRecord(long version, VBox<?>[] boxes, Object[] values) {
         this.version = version;
         this.boxes = boxes;
         this.values = values;
+        this.bodies = new VBox.Body[boxes.length];
     }
 
     static CommitRecord initial(long version) {
@@ -54,7 +52,29 @@ final class CommitRecord {
         return NEXT.compareAndSet(this, null, successor);
     }
 
-    /** Installs this record's values in their boxes; safe to run from several threads at once. */
+    /** Whether this record and {@code other} write a common box (conservatively true for large write-sets). */
+    boolean overlaps(CommitRecord other) {
+        if (boxes.length * other.boxes.length > 64) {
+            return true;
+        }
+        for (VBox<?> a : boxes) {
+            for (VBox<?> b : other.boxes) {
+                if (a == b) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    boolean isWrittenBack() {
+        return writtenBack;
+    }
+
+    /**
+     * Installs this record's values in their boxes; safe to run from several threads at once. The caller must
+     * know that every older record writing one of these boxes is written back.
+     */
     void writeBack() {
         if (writtenBack) {
             return;
@@ -62,27 +82,24 @@ final class CommitRecord {
         VBox<?>[] bs = boxes;
         Object[] vs = values;
         for (int i = 0; i < bs.length; i++) {
-            bs[i].install(vs[i], version);
+            VBox.Body b = bs[i].install(vs[i], version);
+            if (b != null) {
+                bodies[i] = b; // every helper finds the same body, so racing writes agree
+            }
         }
-        writtenBack = true;
+        writtenBack = true; // publishes bodies[] too
     }
 
-    /** Called once no snapshot older than this version exists: older versions of the boxes written here go. */
+    /**
+     * Called once no snapshot older than this version exists (so the record is written back): the versions its
+     * boxes had before it can go. Constant work per box, however far behind the collector is.
+     */
     void dropOlderVersions() {
-        for (VBox<?> b : boxes) {
-            b.dropVersionsBefore(version);
+        for (VBox.Body b : bodies) {
+            if (b != null) {
+                b.next = null;
+            }
         }
     }
 
-    void enter() {
-        RUNNING.getAndAdd(this, 1);
-    }
-
-    void leave() {
-        RUNNING.getAndAdd(this, -1);
-    }
-
-    boolean unused() {
-        return (int) RUNNING.getVolatile(this) == 0;
-    }
 }

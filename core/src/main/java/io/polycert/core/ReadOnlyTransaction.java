@@ -14,7 +14,7 @@ final class ReadOnlyTransaction extends Transaction {
 
     @Override
     public long commitVersion() {
-        return snapshot.version;
+        return snapshotVersion;
     }
 
     @Override

@@ -22,7 +22,7 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
 
     @Override
     public long commitVersion() {
-        return commitVersion >= 0 ? commitVersion : snapshot.version;
+        return commitVersion >= 0 ? commitVersion : snapshotVersion;
     }
 
     @Override
@@ -105,6 +105,19 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     @Override
     public Object writtenValue(int i) {
         return writes.value(i);
+    }
+
+    /** The first of {@code written} that this transaction read, or null. */
+    VBox<?> firstReadAmong(VBox<?>[] written) {
+        if (reads.size() == 0) {
+            return null;
+        }
+        for (VBox<?> box : written) {
+            if (reads.contains(box)) {
+                return box;
+            }
+        }
+        return null;
     }
 
     VBox<?>[] writtenBoxes() {

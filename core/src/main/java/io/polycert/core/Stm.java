@@ -2,11 +2,15 @@ package io.polycert.core;
 
 import io.polycert.core.codec.UnregisteredTypeException;
 import io.polycert.core.codec.ValueCodec;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Iterator;
 import java.util.Objects;
+import java.util.Queue;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
+import java.lang.ref.WeakReference;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.LockSupport;
@@ -29,30 +33,26 @@ import java.util.function.Supplier;
  * read them. Nesting is flat: a block nested in a running transaction joins it.
  */
 public final class Stm implements AutoCloseable {
-    private static final VarHandle LATEST;
-
-    static {
-        try {
-            LATEST = MethodHandles.lookup().findVarHandle(Stm.class, "latest", CommitRecord.class);
-        } catch (ReflectiveOperationException e) {
-            throw new ExceptionInInitializerError(e);
-        }
-    }
-
     private final String name;
     private final int maxAttempts;
     private final IdAllocator ids;
     private final ValueCodec strictCodec;
-    private final ThreadLocal<Transaction> current = new ThreadLocal<>();
+    /** Each thread's current transaction and published snapshot. */
+    private final ThreadLocal<Slot> slots = ThreadLocal.withInitial(this::newSlot);
+    /** Every thread's slot, scanned by the collector for the oldest snapshot in use. */
+    private final Queue<Slot> allSlots = new ConcurrentLinkedQueue<>();
     private final Log log = new Log();
     private final CommitHandler handler;
 
     /** Newest fully written-back version: the snapshot new transactions take. */
-    @SuppressWarnings("unused") // accessed through LATEST
-    private volatile CommitRecord latest;
-    /** Oldest version still kept; versions before it may have been collected. Guarded by {@link #collecting}. */
+    private final LatestVersion latest;
+    /** Oldest version whose older versions may still be kept; the collector starts from here. */
     private volatile CommitRecord oldestKept;
     private final AtomicBoolean collecting = new AtomicBoolean();
+    /** Collect garbage once this many versions were created since the last collection. */
+    static final int COLLECT_EVERY = 16;
+    /** Spins to wait for a record's owner to write it back before helping. */
+    private static final int HELP_AFTER_SPINS = 64;
     private volatile boolean closed;
 
     private Stm(Builder b) {
@@ -61,7 +61,7 @@ public final class Stm implements AutoCloseable {
         this.ids = b.ids != null ? b.ids : IdAllocator.sequential();
         this.strictCodec = b.strictCodec;
         CommitRecord initial = CommitRecord.initial(0);
-        this.latest = initial;
+        this.latest = new LatestVersion(initial);
         this.oldestKept = initial;
         this.handler = Objects.requireNonNull(b.handlerFactory.create(log), "CommitHandler.Factory returned null");
     }
@@ -83,7 +83,7 @@ public final class Stm implements AutoCloseable {
      */
     public <T> VBox<T> newBox(T initial) {
         checkOpen();
-        Transaction tx = current.get();
+        Transaction tx = slots.get().current;
         if (tx == null) {
             return new VBox<>(this, ids.nextId(), new VBox.Body(initial, 0, null));
         }
@@ -93,11 +93,11 @@ public final class Stm implements AutoCloseable {
     }
 
     Object read(VBox<?> box) {
-        Transaction tx = current.get();
+        Transaction tx = slots.get().current;
         if (tx != null) {
             return tx.readChecked(box);
         }
-        VBox.Body body = box.bodyAt(latestRecord().version);
+        VBox.Body body = box.bodyAt(visibleLatest(slots.get()).version);
         if (body == null) {
             throw new IllegalStateException(box + " has no committed value yet: the transaction that created it"
                     + " has not committed");
@@ -106,11 +106,11 @@ public final class Stm implements AutoCloseable {
     }
 
     void write(VBox<?> box, Object value) {
-        Transaction tx = current.get();
+        Transaction tx = slots.get().current;
         if (tx != null) {
             tx.writeChecked(box, value);
         } else {
-            atomic(() -> current.get().writeChecked(box, value));
+            atomic(() -> slots.get().current.writeChecked(box, value));
         }
     }
 
@@ -125,7 +125,7 @@ public final class Stm implements AutoCloseable {
      */
     public <T> T atomic(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
-        if (current.get() != null) {
+        if (slots.get().current != null) {
             return body.get();
         }
         Map<AbortCause, Integer> causes = null;
@@ -174,7 +174,7 @@ public final class Stm implements AutoCloseable {
      */
     public <T> T readOnly(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
-        Transaction outer = current.get();
+        Transaction outer = slots.get().current;
         if (outer instanceof ReadWriteTransaction rw) {
             rw.enterReadOnly();
             try {
@@ -210,27 +210,29 @@ public final class Stm implements AutoCloseable {
      */
     public Transaction begin() {
         checkNotInTransaction();
-        ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot());
-        current.set(tx);
+        Slot slot = slots.get();
+        ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot(slot));
+        slot.current = tx;
         return tx;
     }
 
     /** Begins a read-only transaction bound to this thread. */
     public Transaction beginReadOnly() {
         checkNotInTransaction();
-        ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot());
-        current.set(tx);
+        Slot slot = slots.get();
+        ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot(slot));
+        slot.current = tx;
         return tx;
     }
 
     /** The transaction of this STM running on this thread, or null. */
     public Transaction currentTransaction() {
-        return current.get();
+        return slots.get().current;
     }
 
     /** The newest committed version. */
     public long latestVersion() {
-        return latestRecord().version;
+        return visibleLatest(slots.get()).version;
     }
 
     /**
@@ -279,7 +281,7 @@ public final class Stm implements AutoCloseable {
     }
 
     private CommitRecord latestRecord() {
-        return (CommitRecord) LATEST.getVolatile(this);
+        return latest.get();
     }
 
     private void checkOpen() {
@@ -290,49 +292,76 @@ public final class Stm implements AutoCloseable {
 
     private void checkNotInTransaction() {
         checkOpen();
-        if (current.get() != null) {
+        if (slots.get().current != null) {
             throw new IllegalStateException("a transaction of " + this + " is already running on this thread;"
                     + " use stm.atomic(...) to nest");
         }
     }
 
     /**
-     * Registers a new transaction on the newest snapshot. The re-check closes the race with the collector: a
-     * snapshot that stopped being the newest before we registered may already be collected, so we move on.
+     * Publishes the newest snapshot in this thread's slot. The re-check closes the race with the collector: a
+     * snapshot that stopped being the newest before it was published may already be collected, so we move on.
      */
-    private CommitRecord enterSnapshot() {
+    private CommitRecord enterSnapshot(Slot slot) {
         for (;;) {
-            CommitRecord r = latestRecord();
-            r.enter();
+            CommitRecord r = visibleLatest(slot);
+            slot.snapshot = r;
             if (r == latestRecord()) {
                 return r;
             }
-            r.leave();
         }
-    }
-
-    void release(Transaction tx) {
-        tx.snapshot.leave();
-        if (current.get() == tx) {
-            current.set(null);
-        }
-        collectGarbage();
     }
 
     /**
-     * Drops versions no snapshot can read any more: once every transaction on version v has ended and a newer
-     * version exists, the boxes written at v+1 need nothing older than v+1. Runs on whichever thread gets there
-     * first; the others skip it.
+     * The latest version, once it includes this thread's own last commit: a commit may return before an older
+     * record (another thread's, still being written back) lets it be published, so we help if needed.
+     */
+    private CommitRecord visibleLatest(Slot slot) {
+        CommitRecord r = latestRecord();
+        return r.version >= slot.lastCommit ? r : helpWriteBackAll();
+    }
+
+    void release(Transaction tx) {
+        Slot slot = slots.get();
+        slot.leave();
+        if (slot.current == tx) {
+            slot.current = null;
+        }
+        // Counted per thread, so finishing a transaction reads no line other threads write.
+        if (++slot.endedSinceCollect >= COLLECT_EVERY) {
+            slot.endedSinceCollect = 0;
+            collectGarbage();
+        }
+    }
+
+    private Slot newSlot() {
+        Slot slot = new Slot(Thread.currentThread());
+        allSlots.add(slot);
+        return slot;
+    }
+
+    /**
+     * Drops versions no snapshot can read any more. With v the oldest snapshot in use (or the newest version if
+     * none is), no transaction reads below v, so every record up to v lets the boxes it wrote forget what came
+     * before it. Runs every {@link #COLLECT_EVERY} versions, on whichever thread gets there first.
      */
     private void collectGarbage() {
-        CommitRecord head = oldestKept;
-        if (head == latestRecord() || !head.unused() || !collecting.compareAndSet(false, true)) {
+        if (!collecting.compareAndSet(false, true)) {
             return;
         }
         try {
-            head = oldestKept;
-            CommitRecord newest = latestRecord();
-            while (head != newest && head.unused()) {
+            long limit = latestRecord().version; // read before the slots: see enterSnapshot
+            for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
+                Slot slot = it.next();
+                CommitRecord r = slot.snapshot;
+                if (r != null) {
+                    limit = Math.min(limit, r.version);
+                } else if (slot.owner.get() == null) {
+                    it.remove(); // the thread is gone
+                }
+            }
+            CommitRecord head = oldestKept;
+            while (head.version < limit) {
                 CommitRecord next = head.next();
                 next.dropOlderVersions();
                 head = next;
@@ -343,14 +372,84 @@ public final class Stm implements AutoCloseable {
         }
     }
 
-    /** Writes back every appended record in order and returns the tail, now the latest version. */
+    /**
+     * Writes back every appended record in order and returns the tail, now the latest version. A record's owner
+     * is usually busy writing it back already, so we wait for it briefly before helping (helping costs both
+     * threads cache misses on the same boxes).
+     */
     private CommitRecord helpWriteBackAll() {
+        return helpWriteBackAll(null);
+    }
+
+    /** As {@link #helpWriteBackAll()}, writing back {@code own} (this thread's record) without waiting. */
+    private CommitRecord helpWriteBackAll(CommitRecord own) {
         CommitRecord r = latestRecord();
         for (CommitRecord n = r.next(); n != null; r = n, n = r.next()) {
+            for (int spin = 0; n != own && spin < HELP_AFTER_SPINS && !n.isWrittenBack(); spin++) {
+                Thread.onSpinWait();
+            }
             n.writeBack();
-            LATEST.compareAndSet(this, r, n);
+            latest.compareAndSet(r, n);
         }
         return r;
+    }
+
+    /**
+     * Local optimistic commit of one of our own transactions. Validation walks the records appended since the
+     * snapshot and looks for boxes we read among the boxes they wrote, so it neither waits for nor helps their
+     * write-back; only publishing our version needs the older ones written back first.
+     */
+    private long commitLocal(ReadWriteTransaction tx) {
+        VBox<?>[] boxes = tx.writtenBoxes();
+        Object[] values = tx.writtenValues();
+        CommitRecord last = tx.snapshot;
+        for (;;) {
+            for (CommitRecord r = last.next(); r != null; last = r, r = r.next()) {
+                VBox<?> stale = tx.firstReadAmong(r.boxes);
+                if (stale != null) {
+                    throw new TransactionAbortedException(AbortCause.CONFLICT, stale + " was overwritten at version "
+                            + r.version + " after snapshot " + tx.snapshotVersion);
+                }
+            }
+            CommitRecord mine = new CommitRecord(last.version + 1, boxes, values);
+            if (last.tryAppend(mine)) {
+                writeBackAppended(mine, last);
+                slots.get().lastCommit = mine.version;
+                return mine.version;
+            }
+        }
+    }
+
+    /**
+     * Writes back a record we just appended. If no older record still being written back touches our boxes, we
+     * install ours at once, without waiting for them (versions of each box still arrive in order), and publish
+     * as far as the records are written back; whoever completes the older ones publishes ours. Otherwise we go in
+     * order, helping.
+     */
+    private void writeBackAppended(CommitRecord mine, CommitRecord predecessor) {
+        CommitRecord published = latestRecord();
+        if (published == predecessor) { // the common case: nothing older is pending
+            mine.writeBack();
+            latest.compareAndSet(predecessor, mine);
+            publishWrittenBack(mine);
+            return;
+        }
+        // (another thread may have helped ours already and published past it: then n runs off the end)
+        for (CommitRecord n = latestRecord().next(); n != null && n.version < mine.version; n = n.next()) {
+            if (!n.isWrittenBack() && n.overlaps(mine)) {
+                helpWriteBackAll(mine);
+                return;
+            }
+        }
+        mine.writeBack();
+        publishWrittenBack(latestRecord());
+    }
+
+    /** Advances the latest version from {@code r} over records written back; stops at the first that is not. */
+    private void publishWrittenBack(CommitRecord r) {
+        for (CommitRecord n = r.next(); n != null && n.isWrittenBack(); r = n, n = r.next()) {
+            latest.compareAndSet(r, n);
+        }
     }
 
     private static void backOff(int attempt) {
@@ -368,6 +467,38 @@ public final class Stm implements AutoCloseable {
         causes.forEach((cause, n) -> sb.append(sb.length() == 0 ? "" : ", ").append(n).append(' ')
                 .append(cause.name().toLowerCase().replace('_', ' ')));
         return sb.toString();
+    }
+
+    /** A thread's current transaction and the snapshot it reads (null when none), for the collector. */
+    private static final class Slot {
+        private static final VarHandle SNAPSHOT;
+
+        static {
+            try {
+                SNAPSHOT = MethodHandles.lookup().findVarHandle(Slot.class, "snapshot", CommitRecord.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        final WeakReference<Thread> owner;
+        Transaction current;
+        volatile CommitRecord snapshot;
+        /** Version of this thread's last local commit, which its next transaction must see. */
+        long lastCommit;
+        int endedSinceCollect;
+
+        Slot(Thread owner) {
+            this.owner = new WeakReference<>(owner);
+        }
+
+        /**
+         * Clears the snapshot with a release store: publishing a snapshot needs a full fence (see
+         * enterSnapshot), withdrawing it does not, since a collector that still sees it only keeps more.
+         */
+        void leave() {
+            SNAPSHOT.setRelease(this, null);
+        }
     }
 
     /** The commit log handed to the {@link CommitHandler}. */
@@ -398,6 +529,9 @@ public final class Stm implements AutoCloseable {
 
         @Override
         public long validateAndAppend(CommitRequest request) {
+            if (request instanceof ReadWriteTransaction tx && tx.stm == Stm.this) {
+                return commitLocal(tx);
+            }
             VBox<?>[] boxes = boxesOf(request);
             Object[] values = valuesOf(request);
             long snapshot = request.snapshotVersion();

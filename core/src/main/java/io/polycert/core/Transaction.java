@@ -16,12 +16,15 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
 
     final Stm stm;
     final CommitRecord snapshot;
+    /** Copied from the snapshot record, whose line other threads write when they append after it. */
+    final long snapshotVersion;
     final Thread owner;
     Status status = Status.ACTIVE;
 
     Transaction(Stm stm, CommitRecord snapshot) {
         this.stm = stm;
         this.snapshot = snapshot;
+        this.snapshotVersion = snapshot.version;
         this.owner = Thread.currentThread();
     }
 
@@ -30,7 +33,7 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
 
     /** The version of the consistent snapshot this transaction reads. */
     public final long snapshotVersion() {
-        return snapshot.version;
+        return snapshotVersion;
     }
 
     public final Status status() {
@@ -104,9 +107,9 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     }
 
     final Object readSnapshot(VBox<?> box) {
-        VBox.Body body = box.bodyAt(snapshot.version);
+        VBox.Body body = box.bodyAt(snapshotVersion);
         if (body == null) {
-            throw new IllegalStateException(box + " has no value in snapshot " + snapshot.version
+            throw new IllegalStateException(box + " has no value in snapshot " + snapshotVersion
                     + ": it was created by a transaction that had not committed when this one began");
         }
         return body.value;

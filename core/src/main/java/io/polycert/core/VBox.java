@@ -80,24 +80,20 @@ public final class VBox<T> {
     /**
      * Installs {@code value} as {@code version} unless an equal or newer version is already there. Idempotent, so
      * several threads helping the same write-back race harmlessly.
+     *
+     * @return the body holding {@code version}, or null if a newer version already covers it (then whoever
+     *     completed this version's write-back has it)
      */
-    void install(Object value, long version) {
+    Body install(Object value, long version) {
         for (;;) {
             Body head = body;
             if (head != null && head.version >= version) {
-                return;
+                return head.version == version ? head : null;
             }
-            if (BODY.compareAndSet(this, head, new Body(value, version, head))) {
-                return;
+            Body mine = new Body(value, version, head);
+            if (BODY.compareAndSet(this, head, mine)) {
+                return mine;
             }
-        }
-    }
-
-    /** Forgets every version older than the one visible at {@code version}: no snapshot can read them any more. */
-    void dropVersionsBefore(long version) {
-        Body b = bodyAt(version);
-        if (b != null) {
-            b.next = null;
         }
     }
 

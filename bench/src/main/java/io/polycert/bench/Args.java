@@ -1,0 +1,87 @@
+package io.polycert.bench;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/** Minimal {@code --name value} / {@code --name=value} parsing with clear errors. */
+final class Args {
+    private final Map<String, String> values = new HashMap<>();
+
+    /** Thrown for a bad command line; the message is meant for the user. */
+    static final class UsageException extends Exception {
+        private static final long serialVersionUID = 1L;
+
+        UsageException(String message) {
+            super(message);
+        }
+    }
+
+    Args(List<String> args, Set<String> known) throws UsageException {
+        for (int i = 0; i < args.size(); i++) {
+            String a = args.get(i);
+            if (!a.startsWith("--")) {
+                throw new UsageException("unexpected argument '" + a + "'");
+            }
+            String name;
+            String value;
+            int eq = a.indexOf('=');
+            if (eq > 0) {
+                name = a.substring(2, eq);
+                value = a.substring(eq + 1);
+            } else {
+                name = a.substring(2);
+                if (i + 1 >= args.size()) {
+                    throw new UsageException("option --" + name + " needs a value");
+                }
+                value = args.get(++i);
+            }
+            if (!known.contains(name)) {
+                throw new UsageException("unknown option --" + name + " (known: --" + String.join(", --", known) + ")");
+            }
+            values.put(name, value);
+        }
+    }
+
+    int intValue(String name, int defaultValue, int min, int max) throws UsageException {
+        String v = values.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        try {
+            int n = Integer.parseInt(v.trim());
+            if (n < min || n > max) {
+                throw new UsageException("--" + name + " must be between " + min + " and " + max + ", was " + n);
+            }
+            return n;
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " must be a whole number, was '" + v + "'");
+        }
+    }
+
+    double doubleValue(String name, double defaultValue, double min, double max) throws UsageException {
+        String v = values.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        try {
+            double d = Double.parseDouble(v.trim());
+            if (!(d >= min && d <= max)) {
+                throw new UsageException("--" + name + " must be between " + min + " and " + max + ", was " + v);
+            }
+            return d;
+        } catch (NumberFormatException e) {
+            throw new UsageException("--" + name + " must be a number, was '" + v + "'");
+        }
+    }
+
+    static Map<String, String> describe(String... pairs) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i < pairs.length; i += 2) {
+            m.put(pairs[i], pairs[i + 1]);
+        }
+        return m;
+    }
+}

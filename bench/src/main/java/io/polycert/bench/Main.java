@@ -1,0 +1,79 @@
+package io.polycert.bench;
+
+import io.polycert.bench.local.LocalBankDemo;
+import io.polycert.bench.local.LocalStmComparison;
+import java.io.PrintStream;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Command-line entry point of the benchmarks.
+ *
+ * <pre>
+ * polycert-bench [command] [--option value ...]
+ * </pre>
+ */
+public final class Main {
+    private static final Map<String, String> COMMANDS = Args.describe(
+            "demo", "(default) bank transfers on PolyCert's STM with a live progress line",
+            "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes");
+    private static final Map<String, String> OPTIONS = Args.describe(
+            "threads", "worker threads (default 2)",
+            "accounts", "bank accounts (default 1000)",
+            "seconds", "demo: run time; stm-compare: seconds per trial (default 5 / 2)",
+            "rounds", "stm-compare: interleaved rounds per STM (default 5)",
+            "warmup", "stm-compare: warm-up seconds per STM and mix (default 1)");
+
+    private Main() {
+    }
+
+    public static void main(String[] argv) {
+        System.exit(run(argv, System.out, System.err));
+    }
+
+    static int run(String[] argv, PrintStream out, PrintStream err) {
+        List<String> args = Arrays.asList(argv);
+        String command = "demo";
+        if (!args.isEmpty() && !args.get(0).startsWith("--")) {
+            command = args.get(0);
+            args = args.subList(1, args.size());
+        }
+        if (command.equals("help") || args.contains("--help") || args.contains("-h")) {
+            usage(out);
+            return 0;
+        }
+        try {
+            Args parsed = new Args(args, OPTIONS.keySet());
+            int threads = parsed.intValue("threads", 2, 1, 1024);
+            int accounts = parsed.intValue("accounts", 1000, 2, 100_000_000);
+            switch (command) {
+                case "demo" -> new LocalBankDemo(threads, accounts, parsed.doubleValue("seconds", 5, 0.1, 86_400), out)
+                        .run();
+                case "stm-compare" -> new LocalStmComparison(new LocalStmComparison.Options(threads, accounts,
+                        parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 2, 0.1, 3600),
+                        parsed.intValue("rounds", 5, 1, 1000)), out).run();
+                default -> throw new Args.UsageException("unknown command '" + command + "'");
+            }
+            return 0;
+        } catch (Args.UsageException e) {
+            err.println("polycert-bench: " + e.getMessage());
+            err.println("Run with --help for usage.");
+            return 2;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            err.println("polycert-bench: interrupted");
+            return 1;
+        }
+    }
+
+    private static void usage(PrintStream out) {
+        out.println("usage: polycert-bench [command] [--option value ...]");
+        out.println();
+        out.println("commands:");
+        COMMANDS.forEach((name, text) -> out.printf("  %-14s %s%n", name, text));
+        out.println();
+        out.println("options:");
+        OPTIONS.forEach((name, text) -> out.printf("  --%-12s %s%n", name, text));
+    }
+}

@@ -1,0 +1,165 @@
+package io.polycert.bench.local;
+
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.function.IntFunction;
+
+/**
+ * The local (non-replicated) STM bank benchmark: PolyCert's STM side by side with ScalaSTM and Multiverse in one
+ * run, so the ratios are measured under the same machine load. Trials of the STMs are interleaved round by round
+ * and each STM's median round is reported.
+ */
+public final class LocalStmComparison {
+
+    /** A workload mix: the share of read-only sums, and how many accounts a sum reads. */
+    public record Mix(String name, int readOnlyPercent, int sumSize) {
+    }
+
+    /** Settings of one comparison run. */
+    public record Options(int threads, int accounts, double warmupSeconds, double trialSeconds, int rounds) {
+        public static Options defaults() {
+            return new Options(2, 1000, 1, 2, 5);
+        }
+    }
+
+    /** One STM's result in one mix. */
+    public record Row(String mix, String stm, double medianTxPerSecond, double[] rounds) {
+    }
+
+    private static final long INITIAL_BALANCE = 1_000;
+
+    private final Options options;
+    private final PrintStream out;
+
+    public LocalStmComparison(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public static List<Mix> mixes(int accounts) {
+        return List.of(
+                new Mix("(a) transfers only", 0, 0),
+                new Mix("(b) 90% read-only sums of 10 + 10% transfers", 90, 10),
+                new Mix("(c) 90% read-only sums of all " + accounts + " + 10% transfers", 90, accounts));
+    }
+
+    public List<Row> run() throws InterruptedException {
+        List<IntFunction<Bank>> banks = List.of(
+                n -> new PolyCertBank(n, INITIAL_BALANCE),
+                n -> new ScalaStmBank(n, INITIAL_BALANCE),
+                n -> new MultiverseBank(n, INITIAL_BALANCE));
+        List<Row> rows = new ArrayList<>();
+        out.printf(Locale.ROOT, "Local STM bank: %d threads, %d accounts, %d rounds of %.1f s (warm-up %.1f s)%n",
+                options.threads(), options.accounts(), options.rounds(), options.trialSeconds(),
+                options.warmupSeconds());
+        for (Mix mix : mixes(options.accounts())) {
+            List<Bank> instances = new ArrayList<>();
+            for (IntFunction<Bank> factory : banks) {
+                instances.add(factory.apply(options.accounts()));
+            }
+            double[][] perRound = new double[instances.size()][options.rounds()];
+            for (Bank bank : instances) {
+                trial(bank, mix, options.warmupSeconds());
+            }
+            for (int round = 0; round < options.rounds(); round++) {
+                for (int k = 0; k < instances.size(); k++) {
+                    int i = (k + round) % instances.size(); // rotate who goes first
+                    perRound[i][round] = trial(instances.get(i), mix, options.trialSeconds());
+                }
+            }
+            for (int i = 0; i < instances.size(); i++) {
+                Bank bank = instances.get(i);
+                long total = bank.sum(0, bank.accounts());
+                if (total != INITIAL_BALANCE * bank.accounts()) {
+                    throw new IllegalStateException(bank.name() + " broke the bank invariant: total " + total);
+                }
+                rows.add(new Row(mix.name(), bank.name(), median(perRound[i]), perRound[i]));
+            }
+        }
+        print(rows);
+        return rows;
+    }
+
+    private double trial(Bank bank, Mix mix, double seconds) throws InterruptedException {
+        int threads = options.threads();
+        long[] committed = new long[threads];
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> workers = new ArrayList<>();
+        long[] window = new long[2];
+        for (int t = 0; t < threads; t++) {
+            int id = t;
+            Thread worker = new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(id * 7919L + System.nanoTime());
+                int n = bank.accounts();
+                long count = 0;
+                try {
+                    start.await();
+                } catch (InterruptedException e) {
+                    return;
+                }
+                long deadline = window[1];
+                while (true) {
+                    for (int k = 0; k < 64; k++) {
+                        if (random.nextInt(100) < mix.readOnlyPercent()) {
+                            bank.sum(random.nextInt(n), mix.sumSize());
+                        } else {
+                            int from = random.nextInt(n);
+                            int to = random.nextInt(n - 1);
+                            bank.transfer(from, to >= from ? to + 1 : to, 1 + random.nextInt(10));
+                        }
+                        count++;
+                    }
+                    if (System.nanoTime() >= deadline) {
+                        break;
+                    }
+                }
+                committed[id] = count;
+            }, bank.name() + "-worker-" + t);
+            workers.add(worker);
+            worker.start();
+        }
+        window[0] = System.nanoTime();
+        window[1] = window[0] + (long) (seconds * 1e9);
+        start.countDown();
+        for (Thread w : workers) {
+            w.join();
+        }
+        double elapsed = (System.nanoTime() - window[0]) / 1e9;
+        return Arrays.stream(committed).sum() / elapsed;
+    }
+
+    private void print(List<Row> rows) {
+        out.println();
+        out.printf(Locale.ROOT, "%-52s %14s %14s %14s %10s %10s%n", "mix", "PolyCert tx/s", "ScalaSTM tx/s",
+                "Multiverse tx/s", "/ScalaSTM", "/Multiverse");
+        for (int i = 0; i < rows.size(); i += 3) {
+            double poly = rows.get(i).medianTxPerSecond();
+            double scala = rows.get(i + 1).medianTxPerSecond();
+            double multiverse = rows.get(i + 2).medianTxPerSecond();
+            out.printf(Locale.ROOT, "%-52s %14.0f %14.0f %14.0f %10.2f %10.2f%n", rows.get(i).mix(), poly, scala,
+                    multiverse, poly / scala, poly / multiverse);
+        }
+        out.println("(median of the rounds; ratios are PolyCert / peer; the bank invariant held for every STM)");
+        out.println();
+        out.println("rounds (tx/s), to judge the noise:");
+        for (Row row : rows) {
+            StringBuilder sb = new StringBuilder();
+            for (double v : row.rounds()) {
+                sb.append(String.format(Locale.ROOT, " %,.0f", v));
+            }
+            out.printf(Locale.ROOT, "  %-12s %-52s%s%n", row.stm(), row.mix(), sb);
+        }
+    }
+
+    static double median(double[] values) {
+        double[] sorted = values.clone();
+        Arrays.sort(sorted);
+        int n = sorted.length;
+        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+    }
+}

@@ -1,0 +1,43 @@
+package io.polycert.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import org.junit.jupiter.api.Test;
+
+class MainTest {
+    private final ByteArrayOutputStream out = new ByteArrayOutputStream();
+    private final ByteArrayOutputStream err = new ByteArrayOutputStream();
+
+    private int run(String... args) {
+        return Main.run(args, new PrintStream(out, true, StandardCharsets.UTF_8),
+                new PrintStream(err, true, StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void helpListsCommandsAndOptions() {
+        assertEquals(0, run("--help"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("stm-compare") && text.contains("--threads"), text);
+    }
+
+    @Test
+    void badArgumentsExitNonZeroWithAClearMessage() {
+        assertEquals(2, run("demo", "--threads", "zero"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--threads must be a whole number"));
+        assertEquals(2, run("nonsense"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown command 'nonsense'"));
+        assertEquals(2, run("demo", "--bogus", "1"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("unknown option --bogus"));
+        assertEquals(2, run("demo", "--seconds"));
+    }
+
+    @Test
+    void demoRunsAndChecksTheInvariant() {
+        assertEquals(0, run("demo", "--seconds", "0.3", "--accounts", "50"));
+        assertTrue(out.toString(StandardCharsets.UTF_8).contains("invariant holds"));
+    }
+}

@@ -1,0 +1,33 @@
+package io.polycert.bench.local;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** Smoke version of the local STM comparison: every STM runs every mix and keeps the bank invariant. */
+class LocalStmComparisonTest {
+
+    @Test
+    void smokeRunCoversEveryStmAndMix() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        List<LocalStmComparison.Row> rows = new LocalStmComparison(
+                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 1),
+                new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
+        assertEquals(9, rows.size());
+        rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
+        assertTrue(buffer.toString(StandardCharsets.UTF_8).contains("/Multiverse"));
+    }
+
+    /** The full comparison recorded in docs/ (opt-in: ./mvnw -Pbench -pl bench -am verify). */
+    @Test
+    @Tag("bench")
+    void fullComparison() throws Exception {
+        new LocalStmComparison(LocalStmComparison.Options.defaults(), System.out).run();
+    }
+}
