@@ -54,7 +54,7 @@ final class CommitRecord {
 
     /** Whether this record and {@code other} write a common box (conservatively true for large write-sets). */
     boolean overlaps(CommitRecord other) {
-        if (boxes.length * other.boxes.length > 64) {
+        if ((long) boxes.length * other.boxes.length > 64) {
             return true;
         }
         for (VBox<?> a : boxes) {

@@ -49,6 +49,7 @@ public final class Stm implements AutoCloseable {
     /** Oldest version whose older versions may still be kept; the collector starts from here. */
     private volatile CommitRecord oldestKept;
     private final AtomicBoolean collecting = new AtomicBoolean();
+    private volatile long nextCollectAt = COLLECT_EVERY;
     /** Collect garbage once this many versions were created since the last collection. */
     static final int COLLECT_EVERY = 16;
     /** Spins to wait for a record's owner to write it back before helping. */
@@ -97,7 +98,14 @@ public final class Stm implements AutoCloseable {
         if (tx != null) {
             return tx.readChecked(box);
         }
-        VBox.Body body = box.bodyAt(visibleLatest(slots.get()).version);
+        // Publish the snapshot like a transaction would, or the collector could cut the version we walk to.
+        Slot slot = slots.get();
+        VBox.Body body;
+        try {
+            body = box.bodyAt(enterSnapshot(slot).version);
+        } finally {
+            slot.leave();
+        }
         if (body == null) {
             throw new IllegalStateException(box + " has no committed value yet: the transaction that created it"
                     + " has not committed");
@@ -232,7 +240,7 @@ public final class Stm implements AutoCloseable {
 
     /** The newest committed version. */
     public long latestVersion() {
-        return visibleLatest(slots.get()).version;
+        return latestRecord().version;
     }
 
     /**
@@ -304,21 +312,12 @@ public final class Stm implements AutoCloseable {
      */
     private CommitRecord enterSnapshot(Slot slot) {
         for (;;) {
-            CommitRecord r = visibleLatest(slot);
+            CommitRecord r = latestRecord();
             slot.snapshot = r;
             if (r == latestRecord()) {
                 return r;
             }
         }
-    }
-
-    /**
-     * The latest version, once it includes this thread's own last commit: a commit may return before an older
-     * record (another thread's, still being written back) lets it be published, so we help if needed.
-     */
-    private CommitRecord visibleLatest(Slot slot) {
-        CommitRecord r = latestRecord();
-        return r.version >= slot.lastCommit ? r : helpWriteBackAll();
     }
 
     void release(Transaction tx) {
@@ -327,8 +326,9 @@ public final class Stm implements AutoCloseable {
         if (slot.current == tx) {
             slot.current = null;
         }
-        // Counted per thread, so finishing a transaction reads no line other threads write.
-        if (++slot.endedSinceCollect >= COLLECT_EVERY) {
+        // Mostly counted per thread, so finishing a transaction rarely reads a line other threads write; the
+        // global threshold covers threads that each run only a few transactions.
+        if (++slot.endedSinceCollect >= COLLECT_EVERY || latestRecord().version >= nextCollectAt) {
             slot.endedSinceCollect = 0;
             collectGarbage();
         }
@@ -351,13 +351,23 @@ public final class Stm implements AutoCloseable {
         }
         try {
             long limit = latestRecord().version; // read before the slots: see enterSnapshot
+            nextCollectAt = limit + COLLECT_EVERY;
             for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
                 Slot slot = it.next();
+                Thread owner = slot.owner.get();
+                if (owner == null || !owner.isAlive()) {
+                    // A dead thread's transaction can never be used again (only its owner may), so its
+                    // snapshot holds nothing back.
+                    slot.current = null;
+                    slot.snapshot = null;
+                    if (owner == null) {
+                        it.remove();
+                    }
+                    continue;
+                }
                 CommitRecord r = slot.snapshot;
                 if (r != null) {
                     limit = Math.min(limit, r.version);
-                } else if (slot.owner.get() == null) {
-                    it.remove(); // the thread is gone
                 }
             }
             CommitRecord head = oldestKept;
@@ -414,7 +424,7 @@ public final class Stm implements AutoCloseable {
             CommitRecord mine = new CommitRecord(last.version + 1, boxes, values);
             if (last.tryAppend(mine)) {
                 writeBackAppended(mine, last);
-                slots.get().lastCommit = mine.version;
+                helpWriteBackUpTo(mine); // a commit that returned is visible to every transaction begun after
                 return mine.version;
             }
         }
@@ -437,12 +447,26 @@ public final class Stm implements AutoCloseable {
         // (another thread may have helped ours already and published past it: then n runs off the end)
         for (CommitRecord n = latestRecord().next(); n != null && n.version < mine.version; n = n.next()) {
             if (!n.isWrittenBack() && n.overlaps(mine)) {
-                helpWriteBackAll(mine);
+                helpWriteBackUpTo(mine);
                 return;
             }
         }
         mine.writeBack();
         publishWrittenBack(latestRecord());
+    }
+
+    /** Writes back and publishes, in order, every record up to {@code mine} (ours: no waiting for it). */
+    private void helpWriteBackUpTo(CommitRecord mine) {
+        CommitRecord r = latestRecord();
+        while (r.version < mine.version) {
+            CommitRecord n = r.next();
+            for (int spin = 0; n != mine && spin < HELP_AFTER_SPINS && !n.isWrittenBack(); spin++) {
+                Thread.onSpinWait();
+            }
+            n.writeBack();
+            latest.compareAndSet(r, n);
+            r = n;
+        }
     }
 
     /** Advances the latest version from {@code r} over records written back; stops at the first that is not. */
@@ -484,8 +508,6 @@ public final class Stm implements AutoCloseable {
         final WeakReference<Thread> owner;
         Transaction current;
         volatile CommitRecord snapshot;
-        /** Version of this thread's last local commit, which its next transaction must see. */
-        long lastCommit;
         int endedSinceCollect;
 
         Slot(Thread owner) {
@@ -550,7 +572,7 @@ public final class Stm implements AutoCloseable {
                 }
                 CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
                 if (tail.tryAppend(mine)) {
-                    helpWriteBackAll();
+                    helpWriteBackUpTo(mine);
                     return mine.version;
                 }
             }
@@ -575,7 +597,7 @@ public final class Stm implements AutoCloseable {
                 CommitRecord tail = helpWriteBackAll();
                 CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
                 if (tail.tryAppend(mine)) {
-                    helpWriteBackAll();
+                    helpWriteBackUpTo(mine);
                     return mine.version;
                 }
             }

@@ -15,7 +15,8 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     public enum Status { ACTIVE, COMMITTED, ABORTED }
 
     final Stm stm;
-    final CommitRecord snapshot;
+    /** Cleared when the transaction ends, so a Transaction kept by the application pins no later commits. */
+    CommitRecord snapshot;
     /** Copied from the snapshot record, whose line other threads write when they append after it. */
     final long snapshotVersion;
     final Thread owner;
@@ -118,6 +119,7 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     /** Releases the snapshot and unbinds the thread. */
     final void end(Status outcome) {
         status = outcome;
+        snapshot = null;
         stm.release(this);
     }
 }

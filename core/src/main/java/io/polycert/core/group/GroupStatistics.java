@@ -1,0 +1,26 @@
+package io.polycert.core.group;
+
+/** What a group member measured so far. All methods are safe to call from any thread. */
+public interface GroupStatistics {
+
+    /** Own atomic-broadcast messages delivered back to this member. */
+    long selfDeliveries();
+
+    /** Exponentially weighted mean latency from {@link GroupMember#broadcast} to self-delivery, in nanoseconds. */
+    double meanSelfDeliveryNanos();
+
+    /** Own atomic-broadcast messages sent and not yet delivered back. */
+    int undeliveredBroadcasts();
+
+    /** Atomic-broadcast messages delivered (from any member). */
+    long orderedDeliveries();
+
+    /** Bytes of payload this member broadcast (all primitives). */
+    long bytesSent();
+
+    /** Bytes of payload delivered to this member (all primitives). */
+    long bytesDelivered();
+
+    /** Messages dropped because they were malformed or came from outside the view. */
+    long droppedMessages();
+}
