@@ -1,0 +1,813 @@
+package io.polycert.gcs;
+
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.NotInMajorityException;
+import io.polycert.core.group.View;
+import java.io.ByteArrayOutputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * Uniform atomic broadcast with primary-component membership.
+ *
+ * <p><b>Normal operation.</b> The coordinator of the view is the sequencer: members send it their messages, it
+ * numbers them and multicasts them in batches; every member stores what it receives and acknowledges it to all; a
+ * member delivers position s once a majority of the view holds s. A message delivered anywhere, even by a member
+ * that then crashes, is therefore held by a majority and survives any minority of crashes.
+ *
+ * <p><b>Epochs.</b> On every view change the new coordinator recovers before anything new is ordered. It asks
+ * every member of the new view for what it holds and knows, and starts a new epoch (identified by the view's
+ * {@link Ballot}) with a {@code NEW_EPOCH} message carrying the entries the newest history holds that not
+ * everyone delivered, then an entry for the view itself. Members of the view that lack the history (joiners,
+ * members back from a minority) receive the application state as of that view entry.
+ *
+ * <p><b>Which views may continue</b> (dynamic voting, after Yeger-Lotem, Keidar and Dolev). Each member remembers
+ * the last epoch it knows was established (its view entry was delivered) and the epochs it installed since
+ * without knowing their fate. A new view may start an epoch only if it holds a majority of the newest established
+ * epoch its members know of and of every later epoch any of them installed; and the new epoch's first deliveries
+ * (up to its view entry) need a majority of each of those too, besides a majority of the new view. So two
+ * epochs that both deliver anything always share a member that knows of the earlier one, and a view holding no
+ * such majorities blocks: it orders and delivers nothing until it merges back.
+ *
+ * <p>Runs on the engine thread only.
+ */
+final class AtomicBroadcast {
+    private static final int MAX_BATCH_BYTES = 60_000;
+    private static final int MAX_BATCH_ENTRIES = 4096;
+    private static final int STATE_CHUNK = 1 << 20;
+    private static final int MAX_EARLY = 100_000;
+
+    enum Mode {
+        /** Before the first epoch was installed. */
+        STARTING,
+        /** A view change is being recovered: nothing is ordered or delivered. */
+        RECOVERING,
+        NORMAL,
+        /** In a view that may not continue the history. */
+        BLOCKED
+    }
+
+    private record Pending(long originSeq, byte kind, byte[] payload, long sentAt) {
+    }
+
+    /** What a member of a view being recovered holds and knows. */
+    private record Recovered(MemberId from, Ballot installed, long epoch, long lineageHigh, long lineageLow,
+            boolean hasState, long nextDeliver, long receivedUpTo, Attempt established, List<Attempt> ambiguous,
+            List<Entry> entries) {
+
+        boolean sameLineage(Recovered o) {
+            return lineageHigh == o.lineageHigh && lineageLow == o.lineageLow;
+        }
+    }
+
+    /** The payload of an ENTRY_VIEW: the epoch, who needs state, and who sends it. */
+    private record ViewEntry(Ballot ballot, View view, List<MemberId> joiners, MemberId provider) {
+    }
+
+    private final GroupEngine engine;
+    private final MemberId self;
+
+    // ---- epoch ----
+    private Mode mode = Mode.STARTING;
+    private Ballot ballot = Ballot.NONE;
+    private long epoch;
+    private long lineageHigh;
+    private long lineageLow;
+    private boolean hasState;
+    private View installedView;
+    /** Position of this epoch's view entry, and the epochs a majority of which must hold positions up to it. */
+    private long epochMarker;
+    private List<Attempt> required = List.of();
+    /** The newest epoch known to be established, and epochs installed since whose fate is unknown. */
+    private Attempt established = Attempt.NONE;
+    private final List<Attempt> ambiguous = new ArrayList<>();
+
+    // ---- ordered log ----
+    private final EntryLog log = new EntryLog();
+    private long nextDeliver = 1;
+    private long receivedUpTo;
+    private final Map<MemberId, Long> acked = new LinkedHashMap<>();
+    private long ackSent = -1;
+    /**
+     * Per origin, the highest origin sequence number delivered: drops the duplicates resends create. This relies
+     * on each origin's messages being ordered in the order it sent them (FIFO channels, resends in order).
+     */
+    private final Map<MemberId, Long> lastDelivered = new HashMap<>();
+
+    // ---- sequencer ----
+    private boolean sequencer;
+    private long nextSeq;
+    private final List<Entry> batch = new ArrayList<>();
+    private int batchBytes;
+    /** DATA and ACKs that arrived before we installed the epoch they belong to. */
+    private final List<Entry> earlyData = new ArrayList<>();
+    private final TreeMap<Ballot, Map<MemberId, Long>> earlyAcks = new TreeMap<>();
+
+    // ---- origin ----
+    private long nextOriginSeq = 1;
+    private final ArrayDeque<Pending> pending = new ArrayDeque<>();
+
+    // ---- recovery ----
+    private TransportView recovering;
+    private final Map<MemberId, Recovered> recoveredStates = new HashMap<>();
+    private final List<Object[]> requestsForLaterViews = new ArrayList<>();
+
+    // ---- state transfer (joiner side) ----
+    private long awaitedMarker = -1;
+    private final TreeMap<Integer, byte[]> stateChunks = new TreeMap<>();
+    private byte[] stateDedupe;
+    private long stateChunksFor = -1;
+    private int stateChunksTotal;
+
+    AtomicBroadcast(GroupEngine engine) {
+        this.engine = engine;
+        this.self = engine.self;
+    }
+
+    Mode mode() {
+        return mode;
+    }
+
+    View installedView() {
+        return installedView;
+    }
+
+    int undelivered() {
+        return pending.size();
+    }
+
+    long nextDeliver() {
+        return nextDeliver;
+    }
+
+    // ---- sending ----------------------------------------------------------------------------------------
+
+    void broadcast(byte kind, byte[] payload) {
+        if (mode == Mode.BLOCKED) {
+            throw new NotInMajorityException(self + " is in view " + engine.transportView().members()
+                    + ", which holds no majority of the group's last primary view, so it cannot broadcast");
+        }
+        Pending p = new Pending(nextOriginSeq++, kind, payload, System.nanoTime());
+        pending.add(p);
+        if (mode == Mode.NORMAL) {
+            sendData(p);
+        }
+    }
+
+    private void sendData(Pending p) {
+        if (sequencer) {
+            order(self, p.originSeq, p.kind, p.payload);
+        } else {
+            ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 16);
+            out.writeVarLong(p.originSeq).writeByte(p.kind).writeBytes(p.payload);
+            engine.transport.send(installedView.coordinator(), out.toByteArray());
+        }
+    }
+
+    void onData(MemberId from, ValueInput in) {
+        long originSeq = Wire.readPositive(in);
+        byte kind = in.readByte();
+        byte[] payload = in.readBytes();
+        if (kind != MessageType.ENTRY_APP && kind != MessageType.ENTRY_TOM_RESOLVE) {
+            throw new CodecException("cannot order an entry of kind " + kind);
+        }
+        if (mode == Mode.NORMAL) {
+            if (sequencer && installedView.contains(from)) {
+                order(from, originSeq, kind, payload);
+            }
+        } else if (earlyData.size() < MAX_EARLY) {
+            // A member that installed the new epoch before we did already resends to us: keep it until we
+            // know whether we order this epoch (duplicates of older sends are dropped at delivery).
+            earlyData.add(new Entry(0, from, originSeq, kind, payload));
+        }
+    }
+
+    private void order(MemberId origin, long originSeq, byte kind, byte[] payload) {
+        Entry e = new Entry(nextSeq++, origin, originSeq, kind, payload);
+        log.append(e);
+        receivedUpTo = e.seq();
+        batch.add(e);
+        batchBytes += e.size();
+        if (batchBytes >= MAX_BATCH_BYTES || batch.size() >= MAX_BATCH_ENTRIES) {
+            sendBatch();
+        }
+    }
+
+    private void sendBatch() {
+        if (batch.isEmpty()) {
+            return;
+        }
+        ValueOutput out = Wire.out(MessageType.ORDER, batchBytes + 64);
+        ballot.write(out);
+        out.writeVarInt(batch.size());
+        for (Entry e : batch) {
+            e.write(out);
+        }
+        batch.clear();
+        batchBytes = 0;
+        engine.transport.multicast(out.toByteArray());
+    }
+
+    void onOrder(MemberId from, ValueInput in) {
+        Ballot b = Ballot.read(in);
+        int n = in.readLength(20);
+        List<Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(Entry.read(in));
+        }
+        if (from.equals(self) || !b.equals(ballot) || mode != Mode.NORMAL
+                || !from.equals(installedView.coordinator())) {
+            return; // our own batch (already logged), or another epoch's
+        }
+        for (Entry entry : entries) {
+            if (entry.seq() != receivedUpTo + 1) {
+                throw new CodecException("entry " + entry.seq() + " does not follow " + receivedUpTo);
+            }
+            log.append(entry);
+            receivedUpTo = entry.seq();
+        }
+    }
+
+    void onAck(MemberId from, ValueInput in) {
+        Ballot b = Ballot.read(in);
+        long upTo = Wire.readPositive(in);
+        if (b.equals(ballot) && mode == Mode.NORMAL && acked.containsKey(from)) {
+            acked.merge(from, upTo, Math::max);
+        } else if (b.compareTo(ballot) > 0 && earlyAcks.size() < 64) {
+            earlyAcks.computeIfAbsent(b, k -> new HashMap<>()).merge(from, upTo, Math::max); // we install b later
+        }
+    }
+
+    /** End of a burst of events: send the batch and the acknowledgement, deliver what became stable. */
+    void flush() {
+        // Delivering can make the layers above broadcast (TOM reports), so go round until nothing is left.
+        while (mode == Mode.NORMAL && (!batch.isEmpty() || receivedUpTo > ackSent || deliverable())) {
+            sendBatch();
+            if (receivedUpTo > ackSent) {
+                ackSent = receivedUpTo;
+                acked.put(self, receivedUpTo);
+                ValueOutput out = Wire.out(MessageType.ACK);
+                ballot.write(out);
+                engine.transport.multicast(out.writeVarLong(receivedUpTo).toByteArray());
+            }
+            deliverStable();
+        }
+    }
+
+    private boolean deliverable() {
+        return hasState && nextDeliver <= Math.min(stablePosition(), receivedUpTo);
+    }
+
+    private void deliverStable() {
+        if (!hasState) {
+            return;
+        }
+        long stable = Math.min(stablePosition(), receivedUpTo); // a majority holds it, and so do we
+        while (nextDeliver <= stable) {
+            deliver(log.get(nextDeliver));
+            nextDeliver++;
+        }
+        long heldByAll = Long.MAX_VALUE;
+        for (long a : acked.values()) {
+            heldByAll = Math.min(heldByAll, a);
+        }
+        log.discardUpTo(Math.min(heldByAll, nextDeliver - 1));
+    }
+
+    /**
+     * The highest position a majority of the view holds; up to this epoch's view entry, also a majority of
+     * each epoch the recovery had to respect (see the class comment).
+     */
+    private long stablePosition() {
+        long stable = majorityHeld(installedView.members());
+        if (nextDeliver <= epochMarker) {
+            for (Attempt a : required) {
+                stable = Math.min(stable, majorityHeld(a.config()));
+            }
+        }
+        return stable;
+    }
+
+    private long majorityHeld(List<MemberId> members) {
+        if (members.isEmpty()) {
+            return Long.MAX_VALUE;
+        }
+        long[] held = new long[members.size()];
+        for (int i = 0; i < held.length; i++) {
+            held[i] = acked.getOrDefault(members.get(i), 0L);
+        }
+        Arrays.sort(held);
+        return held[held.length - (members.size() / 2 + 1)];
+    }
+
+    private void deliver(Entry e) {
+        if (e.kind() == MessageType.ENTRY_VIEW) {
+            ViewEntry ve = decodeViewEntry(e.payload());
+            learnEstablished(ve);
+            engine.sink.view(ve.view, e.seq());
+            engine.tom.onViewDelivered(ve.view);
+            if (ve.provider.equals(self) && !ve.joiners.isEmpty()) {
+                captureStateFor(ve, e.seq());
+            }
+            return;
+        }
+        Long last = lastDelivered.get(e.origin());
+        if (last != null && last >= e.originSeq()) {
+            return; // a resend of something already delivered
+        }
+        lastDelivered.put(e.origin(), e.originSeq());
+        if (e.origin().equals(self)) {
+            Pending p;
+            while ((p = pending.peekFirst()) != null && p.originSeq <= e.originSeq()) {
+                pending.pollFirst();
+                if (p.originSeq == e.originSeq() && p.kind == MessageType.ENTRY_APP) {
+                    engine.ownDelivered(System.nanoTime() - p.sentAt);
+                }
+            }
+        }
+        if (e.kind() == MessageType.ENTRY_APP) {
+            if (!e.origin().equals(self)) {
+                engine.countOrdered();
+            }
+            engine.countDelivery(e.payload().length);
+            engine.sink.ordered(e.origin(), e.seq(), e.payload());
+        } else {
+            engine.tom.onResolveDelivered(e.origin(), e.payload());
+        }
+    }
+
+    /** A view entry was delivered (or its state installed): that epoch is established. */
+    private void learnEstablished(ViewEntry ve) {
+        if (ve.ballot.compareTo(established.ballot()) > 0) {
+            established = new Attempt(ve.ballot, ve.view.members());
+            ambiguous.removeIf(a -> a.ballot().compareTo(ve.ballot) <= 0);
+        }
+    }
+
+    // ---- view changes and recovery ----------------------------------------------------------------------
+
+    void onTransportView(TransportView view) {
+        if (mode != Mode.STARTING) {
+            mode = Mode.RECOVERING; // from here on we neither acknowledge nor deliver for the old epoch
+        }
+        sequencer = false;
+        batch.clear();
+        batchBytes = 0;
+        recovering = null;
+        recoveredStates.clear();
+        if (view.coordinator().equals(self)) {
+            recovering = view;
+            ValueOutput out = Wire.out(MessageType.RECOVER_REQUEST);
+            out.writeVarLong(view.id());
+            Wire.writeMember(out, view.creator());
+            engine.transport.multicast(out.toByteArray());
+        }
+        List<Object[]> later = new ArrayList<>(requestsForLaterViews);
+        requestsForLaterViews.clear();
+        for (Object[] r : later) {
+            onRecoverRequest((MemberId) r[0], (Long) r[1], (MemberId) r[2]);
+        }
+    }
+
+    void onRecoverRequest(MemberId from, ValueInput in) {
+        long viewId = Wire.readPositive(in);
+        MemberId creator = Wire.readMember(in);
+        onRecoverRequest(from, viewId, creator);
+    }
+
+    private void onRecoverRequest(MemberId from, long viewId, MemberId creator) {
+        TransportView tv = engine.transportView();
+        if (tv != null && tv.sameAs(viewId, creator)) {
+            if (from.equals(tv.coordinator())) {
+                engine.transport.send(from, recoverState(viewId, creator));
+            }
+        } else if ((tv == null || viewId > tv.id()) && requestsForLaterViews.size() < 16) {
+            requestsForLaterViews.add(new Object[] {from, viewId, creator}); // we will see that view soon
+        }
+    }
+
+    private byte[] recoverState(long viewId, MemberId creator) {
+        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + log.size() * 64);
+        out.writeVarLong(viewId);
+        Wire.writeMember(out, creator);
+        ballot.write(out);
+        out.writeVarLong(epoch).writeLong(lineageHigh).writeLong(lineageLow);
+        out.writeBoolean(hasState).writeVarLong(nextDeliver).writeVarLong(receivedUpTo);
+        established.write(out);
+        Attempt.writeAll(out, ambiguous);
+        long from = log.first();
+        out.writeVarInt((int) (log.last() - from + 1));
+        for (long s = from; s <= log.last(); s++) {
+            log.get(s).write(out);
+        }
+        return out.toByteArray();
+    }
+
+    void onRecoverState(MemberId from, ValueInput in) {
+        long viewId = Wire.readPositive(in);
+        MemberId creator = Wire.readMember(in);
+        Ballot installed = Ballot.read(in);
+        long e = Wire.readPositive(in);
+        long lh = in.readLong();
+        long ll = in.readLong();
+        boolean state = in.readBoolean();
+        long next = Wire.readPositive(in);
+        long received = Wire.readPositive(in);
+        Attempt est = Attempt.read(in);
+        List<Attempt> amb = Attempt.readAll(in);
+        int n = in.readLength(20);
+        List<Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(Entry.read(in));
+        }
+        if (recovering == null || !recovering.sameAs(viewId, creator) || !recovering.members().contains(from)) {
+            return;
+        }
+        recoveredStates.put(from, new Recovered(from, installed, e, lh, ll, state, next, received, est, amb,
+                entries));
+        if (recoveredStates.size() == recovering.members().size()) {
+            TransportView view = recovering;
+            recovering = null;
+            engine.transport.multicast(decideEpoch(view));
+        }
+    }
+
+    /** Coordinator, once every member of the new view answered: the NEW_EPOCH message (or a refusal). */
+    private byte[] decideEpoch(TransportView view) {
+        ValueOutput out = Wire.out(MessageType.NEW_EPOCH, 1024);
+        out.writeVarLong(view.id());
+        Wire.writeMember(out, view.creator());
+        boolean fresh = recoveredStates.values().stream().allMatch(r -> r.installed.equals(Ballot.NONE));
+        if (fresh) {
+            if (view.members().size() < engine.settings.minimumMembers()) {
+                engine.log.warn("view {} has fewer than the {} members needed to found the group; waiting",
+                        view.members(), engine.settings.minimumMembers());
+                return out.writeBoolean(false).toByteArray();
+            }
+            UUID lineage = UUID.randomUUID();
+            writeEpoch(out, Ballot.NONE, 1, lineage.getMostSignificantBits(), lineage.getLeastSignificantBits(),
+                    view.members(), List.of(), 1, List.of(), 1, List.of(), self);
+            return out.toByteArray();
+        }
+        // The log to continue: that of the newest ballot installed (whether its holders have the application
+        // state yet or not); two histories founded apart: the larger lineage wins.
+        Recovered best = null;
+        for (Recovered r : recoveredStates.values()) {
+            if (r.installed.equals(Ballot.NONE)) {
+                continue;
+            }
+            if (best == null) {
+                best = r;
+                continue;
+            }
+            int c = r.installed.compareTo(best.installed);
+            if (c > 0 || (c == 0 && (Long.compareUnsigned(r.lineageHigh, best.lineageHigh) > 0
+                    || (r.lineageHigh == best.lineageHigh && Long.compareUnsigned(r.lineageLow, best.lineageLow) > 0)))) {
+                best = r;
+            }
+        }
+        // Which epochs must be respected: the newest known established one, and every later one installed.
+        Attempt newestEstablished = Attempt.NONE;
+        for (Recovered r : recoveredStates.values()) {
+            if (r.sameLineage(best) && r.established.ballot().compareTo(newestEstablished.ballot()) > 0) {
+                newestEstablished = r.established;
+            }
+        }
+        Map<Ballot, Attempt> mustRespect = new TreeMap<>();
+        if (!newestEstablished.config().isEmpty()) {
+            mustRespect.put(newestEstablished.ballot(), newestEstablished);
+        }
+        for (Recovered r : recoveredStates.values()) {
+            if (!r.sameLineage(best)) {
+                continue;
+            }
+            for (Attempt a : r.ambiguous) {
+                if (a.ballot().compareTo(newestEstablished.ballot()) > 0) {
+                    mustRespect.put(a.ballot(), a);
+                }
+            }
+        }
+        for (Attempt a : mustRespect.values()) {
+            if (!a.majorityIn(view.members())) {
+                engine.log.info("view {} holds no majority of epoch {} {}: blocking", view.members(),
+                        a.ballot().viewId(), a.config());
+                return out.writeBoolean(false).toByteArray();
+            }
+        }
+        List<Recovered> upToDate = new ArrayList<>();
+        long maxSeq = 0;
+        TreeMap<Long, Entry> merged = new TreeMap<>();
+        for (Recovered r : recoveredStates.values()) {
+            if (r.installed.equals(best.installed) && r.sameLineage(best)) {
+                upToDate.add(r);
+                maxSeq = Math.max(maxSeq, r.receivedUpTo);
+                for (Entry e : r.entries) {
+                    merged.putIfAbsent(e.seq(), e);
+                }
+            }
+        }
+        merged.tailMap(maxSeq, false).clear();
+        // Entries are kept until every member of their epoch holds them, so they run contiguously down to here.
+        long coveredFrom = maxSeq + 1;
+        while (merged.containsKey(coveredFrom - 1)) {
+            coveredFrom--;
+        }
+        // Who continues: members with this history's state whose next position the entries still reach
+        // (including members of an older epoch that missed a NEW_EPOCH lost with a crashed coordinator).
+        long sendFrom = Long.MAX_VALUE;
+        MemberId provider = null;
+        List<MemberId> joiners = new ArrayList<>();
+        for (MemberId m : view.members()) {
+            Recovered r = recoveredStates.get(m);
+            boolean continues = r.hasState && r.sameLineage(best) && r.nextDeliver >= coveredFrom
+                    && r.nextDeliver <= maxSeq + 1;
+            if (continues) {
+                sendFrom = Math.min(sendFrom, r.nextDeliver);
+                if (provider == null) {
+                    provider = m;
+                }
+            } else {
+                joiners.add(m);
+            }
+        }
+        if (provider == null) {
+            engine.log.error("no member of view {} has the state to continue the history (entries {} to {});"
+                    + " blocking", view.members(), coveredFrom, maxSeq);
+            return out.writeBoolean(false).toByteArray();
+        }
+        List<Entry> entries = new ArrayList<>(merged.tailMap(sendFrom, true).values());
+        writeEpoch(out, best.installed, best.epoch + 1, best.lineageHigh, best.lineageLow, view.members(),
+                new ArrayList<>(mustRespect.values()), sendFrom, entries, maxSeq + 1, joiners, provider);
+        return out.toByteArray();
+    }
+
+    private static void writeEpoch(ValueOutput out, Ballot history, long newEpoch, long lh, long ll,
+            List<MemberId> members, List<Attempt> respect, long startSeq, List<Entry> entries, long marker,
+            List<MemberId> joiners, MemberId provider) {
+        out.writeBoolean(true);
+        history.write(out);
+        out.writeVarLong(newEpoch).writeLong(lh).writeLong(ll);
+        Wire.writeMembers(out, members);
+        Attempt.writeAll(out, respect);
+        out.writeVarLong(startSeq).writeVarInt(entries.size());
+        for (Entry e : entries) {
+            e.write(out);
+        }
+        out.writeVarLong(marker);
+        Wire.writeMembers(out, joiners);
+        Wire.writeMember(out, provider);
+    }
+
+    void onNewEpoch(MemberId from, ValueInput in) {
+        long viewId = Wire.readPositive(in);
+        MemberId creator = Wire.readMember(in);
+        boolean primary = in.readBoolean();
+        TransportView tv = engine.transportView();
+        boolean current = tv != null && tv.sameAs(viewId, creator) && from.equals(tv.coordinator());
+        if (!primary) {
+            if (current) {
+                mode = Mode.BLOCKED;
+                View minority = new View(epoch, tv.members(), false);
+                engine.viewBlocked(minority);
+                engine.sink.blocked(minority);
+            }
+            return;
+        }
+        Ballot history = Ballot.read(in);
+        long newEpoch = Wire.readPositive(in);
+        long lh = in.readLong();
+        long ll = in.readLong();
+        List<MemberId> members = Wire.readMembers(in);
+        List<Attempt> respect = Attempt.readAll(in);
+        long startSeq = Wire.readPositive(in);
+        int n = in.readLength(20);
+        List<Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(Entry.read(in));
+        }
+        long marker = Wire.readPositive(in);
+        List<MemberId> joiners = Wire.readMembers(in);
+        MemberId provider = Wire.readMember(in);
+        if (current) {
+            install(Ballot.of(tv), history, newEpoch, lh, ll, members, respect, startSeq, entries, marker, joiners,
+                    provider);
+        }
+    }
+
+    private void install(Ballot newBallot, Ballot history, long newEpoch, long lh, long ll, List<MemberId> members,
+            List<Attempt> respect, long startSeq, List<Entry> entries, long marker, List<MemberId> joiners,
+            MemberId provider) {
+        if (joiners.contains(self)) {
+            hasState = newEpoch == 1;
+            log.reset(startSeq);
+            nextDeliver = newEpoch == 1 ? 1 : marker + 1;
+            awaitedMarker = hasState ? -1 : marker;
+        } else {
+            if (!ballot.equals(history) || lh != lineageHigh || ll != lineageLow) {
+                log.truncateAfter(nextDeliver - 1); // what we hold beyond that is from a superseded epoch
+            }
+            if (stateChunksFor <= marker) {
+                stateChunks.clear(); // a state we turned out not to need
+            }
+        }
+        if (newEpoch == 1) {
+            hasState = true;
+            log.reset(1);
+            nextDeliver = 1;
+        }
+        for (Entry e : entries) { // where our log (of the same history) and these overlap, they agree
+            if (e.seq() == log.last() + 1) {
+                log.append(e);
+            }
+        }
+        if (log.last() != marker - 1) {
+            throw new IllegalStateException(self + " holds entries up to " + log.last() + " but the view entry of "
+                    + "epoch " + newEpoch + " is at " + marker);
+        }
+        View view = new View(newEpoch, members, true);
+        ViewEntry ve = new ViewEntry(newBallot, view, joiners, provider);
+        log.append(new Entry(marker, members.get(0), 0, MessageType.ENTRY_VIEW, encodeViewEntry(ve)));
+        receivedUpTo = marker;
+        ballot = newBallot;
+        epoch = newEpoch;
+        lineageHigh = lh;
+        lineageLow = ll;
+        installedView = view;
+        epochMarker = marker;
+        required = respect;
+        ambiguous.add(new Attempt(newBallot, members));
+        mode = Mode.NORMAL;
+        acked.clear();
+        for (MemberId m : members) {
+            acked.put(m, startSeq - 1);
+        }
+        acked.put(self, receivedUpTo);
+        Map<MemberId, Long> early = earlyAcks.remove(newBallot);
+        if (early != null) {
+            early.forEach((m, upTo) -> acked.computeIfPresent(m, (k, v) -> Math.max(v, upTo)));
+        }
+        earlyAcks.headMap(newBallot).clear();
+        ackSent = -1;
+        sequencer = members.get(0).equals(self);
+        nextSeq = marker + 1;
+        if (sequencer) {
+            for (Entry d : earlyData) {
+                if (members.contains(d.origin())) {
+                    order(d.origin(), d.originSeq(), d.kind(), d.payload());
+                }
+            }
+        }
+        earlyData.clear();
+        // Resend what we broadcast and is not among the recovered entries (duplicates are dropped at delivery).
+        Set<Long> recoveredOwn = new HashSet<>();
+        for (Entry e : entries) {
+            if (e.origin().equals(self)) {
+                recoveredOwn.add(e.originSeq());
+            }
+        }
+        for (Pending p : pending) {
+            if (!recoveredOwn.contains(p.originSeq)) {
+                sendData(p);
+            }
+        }
+        // Only now may the layers above broadcast (TOM reports): each origin's messages must reach the order in
+        // the order it sent them, because duplicates are recognised by origin sequence number.
+        engine.viewInstalled(view);
+        if (!hasState) {
+            tryInstallState();
+        }
+    }
+
+    // ---- state transfer ---------------------------------------------------------------------------------
+
+    private void captureStateFor(ViewEntry ve, long marker) {
+        ValueOutput dedupe = Wire.out((byte) 0);
+        dedupe.writeVarInt(lastDelivered.size());
+        lastDelivered.forEach((origin, seq) -> {
+            Wire.writeMember(dedupe, origin);
+            dedupe.writeVarLong(seq);
+        });
+        byte[] dedupeBytes = dedupe.toByteArray();
+        long e = ve.view.epoch();
+        engine.sink.captureState(state -> engine.post(() -> {
+            for (MemberId joiner : ve.joiners) {
+                if (engine.transportView().members().contains(joiner)) {
+                    sendState(joiner, e, marker, dedupeBytes, state);
+                }
+            }
+        }));
+    }
+
+    /** Sends the state in chunks (a joiner that misses some gets it again from the provider of a later view). */
+    private void sendState(MemberId joiner, long e, long marker, byte[] dedupe, byte[] state) {
+        int chunks = Math.max(1, (state.length + STATE_CHUNK - 1) / STATE_CHUNK);
+        for (int i = 0; i < chunks; i++) {
+            int from = i * STATE_CHUNK;
+            int len = Math.min(STATE_CHUNK, state.length - from);
+            ValueOutput out = Wire.out(MessageType.STATE_CHUNK, len + 64);
+            out.writeVarLong(e).writeVarLong(marker).writeVarInt(i).writeVarInt(chunks);
+            out.writeBytes(i == 0 ? dedupe : new byte[0]);
+            out.writeVarInt(len).writeRaw(state, from, len);
+            engine.transport.send(joiner, out.toByteArray());
+        }
+    }
+
+    void onStateChunk(MemberId from, ValueInput in) {
+        Wire.readPositive(in); // epoch, for diagnostics
+        long marker = Wire.readPositive(in);
+        int index = in.readVarInt();
+        int total = in.readVarInt();
+        byte[] dedupe = in.readBytes();
+        byte[] bytes = in.readBytes();
+        if (total < 1 || index >= total || total > 1 << 20) {
+            throw new CodecException("state chunk " + index + " of " + total);
+        }
+        // Chunks may come before the NEW_EPOCH that tells us to expect them (even while we still have a state
+        // the recovery did not count on): keep those of the newest view entry.
+        if (marker < stateChunksFor || (hasState && marker <= epochMarker)) {
+            return;
+        }
+        if (stateChunksFor != marker) {
+            stateChunks.clear();
+            stateChunksFor = marker;
+            stateDedupe = null;
+        }
+        stateChunks.put(index, bytes);
+        stateChunksTotal = total;
+        if (index == 0) {
+            stateDedupe = dedupe;
+        }
+        tryInstallState();
+    }
+
+    /** Installs the transferred state once NEW_EPOCH told us which view it belongs to and every chunk is here. */
+    private void tryInstallState() {
+        if (hasState || awaitedMarker < 0 || stateChunksFor != awaitedMarker || stateDedupe == null
+                || stateChunks.size() != stateChunksTotal) {
+            return;
+        }
+        ByteArrayOutputStream all = new ByteArrayOutputStream();
+        stateChunks.values().forEach(all::writeBytes);
+        stateChunks.clear();
+        ValueInput dedupe = Wire.in(stateDedupe);
+        dedupe.readByte();
+        int n = dedupe.readLength(17);
+        Map<MemberId, Long> provided = new HashMap<>();
+        for (int i = 0; i < n; i++) {
+            provided.put(Wire.readMember(dedupe), Wire.readPositive(dedupe));
+        }
+        long marker = awaitedMarker;
+        View view = installedView;
+        Ballot b = ballot;
+        engine.sink.installState(all.toByteArray(), () -> engine.post(() -> {
+            if (hasState || awaitedMarker != marker) {
+                return;
+            }
+            hasState = true;
+            awaitedMarker = -1;
+            lastDelivered.clear();
+            lastDelivered.putAll(provided);
+            nextDeliver = marker + 1;
+            engine.stateInstalled();
+            learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
+            engine.sink.view(view, marker);
+            engine.tom.onViewDelivered(view);
+            deliverStable();
+        }));
+    }
+
+    // ---- view entries -------------------------------------------------------------------------------------
+
+    private static byte[] encodeViewEntry(ViewEntry ve) {
+        ValueOutput out = Wire.out((byte) 0);
+        ve.ballot.write(out);
+        out.writeVarLong(ve.view.epoch());
+        Wire.writeMembers(out, ve.view.members());
+        Wire.writeMembers(out, ve.joiners);
+        Wire.writeMember(out, ve.provider);
+        return out.toByteArray();
+    }
+
+    private static ViewEntry decodeViewEntry(byte[] payload) {
+        ValueInput in = Wire.in(payload);
+        in.readByte();
+        Ballot b = Ballot.read(in);
+        long e = Wire.readPositive(in);
+        List<MemberId> members = Wire.readMembers(in);
+        List<MemberId> joiners = Wire.readMembers(in);
+        MemberId provider = Wire.readMember(in);
+        return new ViewEntry(b, new View(e, members, true), joiners, provider);
+    }
+}

@@ -1,0 +1,198 @@
+package io.polycert.gcs;
+
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.View;
+import java.util.Collection;
+import java.util.concurrent.Executor;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member's group-communication state machine: atomic broadcast, reliable broadcast, total-order multicast
+ * and point-to-point messages over a {@link Transport}. Single-threaded and passive: a runtime feeds it events
+ * (messages, views, local calls) one at a time on one thread, and calls {@link #flush()} when a burst of events
+ * is over, which is when batches and acknowledgements go out. Tests drive it the same way from a simulated
+ * network, deterministically.
+ *
+ * <p>A message that cannot be decoded is dropped, counted and logged (rate-limited); it never stops the engine.
+ */
+final class GroupEngine {
+    final MemberId self;
+    final Transport transport;
+    final DeliverySink sink;
+    final Settings settings;
+    final RateLimitedLog log;
+    final AtomicBroadcast ab;
+    final ReliableBroadcast urb;
+    final TotalOrderMulticast tom;
+    private final Executor engineThread;
+    private TransportView transportView;
+
+    // Statistics, read from any thread.
+    private final AtomicLong selfDeliveries = new AtomicLong();
+    private volatile double meanSelfDeliveryNanos;
+    private final LongAdder orderedDeliveries = new LongAdder();
+    private final LongAdder bytesDelivered = new LongAdder();
+    private final LongAdder bytesSent = new LongAdder();
+    private final LongAdder dropped = new LongAdder();
+    private volatile int undelivered;
+    private volatile Runnable onOwnDelivered = () -> { };
+
+    GroupEngine(MemberId self, Transport transport, DeliverySink sink, Settings settings, Executor engineThread) {
+        this.self = self;
+        this.transport = transport;
+        this.sink = sink;
+        this.settings = settings;
+        this.engineThread = engineThread;
+        this.log = new RateLimitedLog(LoggerFactory.getLogger(GroupEngine.class), "[" + self + "]");
+        this.ab = new AtomicBroadcast(this);
+        this.urb = new ReliableBroadcast(this);
+        this.tom = new TotalOrderMulticast(this, settings.tomVariant());
+    }
+
+    /** Runs a task on the engine thread later (for callbacks coming back from the delivery thread). */
+    void post(Runnable task) {
+        engineThread.execute(task);
+    }
+
+    TransportView transportView() {
+        return transportView;
+    }
+
+    void onOwnDelivered(Runnable callback) {
+        this.onOwnDelivered = callback;
+    }
+
+    // ---- inputs -------------------------------------------------------------------------------------------
+
+    void onMessage(MemberId from, byte[] message) {
+        try {
+            ValueInput in = Wire.in(message);
+            byte type = in.readByte();
+            switch (type) {
+                case MessageType.DATA -> ab.onData(from, in);
+                case MessageType.ORDER -> ab.onOrder(from, in);
+                case MessageType.ACK -> ab.onAck(from, in);
+                case MessageType.RECOVER_REQUEST -> ab.onRecoverRequest(from, in);
+                case MessageType.RECOVER_STATE -> ab.onRecoverState(from, in);
+                case MessageType.NEW_EPOCH -> ab.onNewEpoch(from, in);
+                case MessageType.STATE_CHUNK -> ab.onStateChunk(from, in);
+                case MessageType.URB -> urb.onMessage(from, in);
+                case MessageType.URB_ACK -> urb.onAck(from, in);
+                case MessageType.TOM_DATA -> tom.onData(from, in);
+                case MessageType.TOM_PROPOSE -> tom.onPropose(from, in);
+                case MessageType.TOM_FINAL -> tom.onFinal(from, in);
+                case MessageType.DIRECT -> {
+                    byte[] payload = in.readBytes();
+                    countDelivery(payload.length);
+                    sink.direct(from, payload);
+                }
+                default -> throw new io.polycert.core.codec.CodecException("unknown message type " + type);
+            }
+        } catch (RuntimeException e) {
+            dropped.increment();
+            log.dropped("a message of " + message.length + " bytes from " + from, e);
+        }
+    }
+
+    void onView(TransportView view) {
+        transportView = view;
+        urb.suspend();
+        ab.onTransportView(view);
+    }
+
+    void flush() {
+        ab.flush();
+        urb.flush();
+        undelivered = ab.undelivered();
+    }
+
+    // ---- local calls (engine thread) --------------------------------------------------------------------
+
+    void broadcast(byte[] payload) {
+        bytesSent.add(payload.length);
+        ab.broadcast(MessageType.ENTRY_APP, payload);
+    }
+
+    void reliableBroadcast(byte[] payload) {
+        bytesSent.add(payload.length);
+        urb.broadcast(payload);
+    }
+
+    void multicast(Collection<MemberId> destinations, byte[] payload) {
+        bytesSent.add(payload.length);
+        tom.multicast(destinations, payload);
+    }
+
+    void send(MemberId to, byte[] payload) {
+        bytesSent.add(payload.length);
+        ValueOutput out = Wire.out(MessageType.DIRECT, payload.length + 8);
+        out.writeBytes(payload);
+        transport.send(to, out.toByteArray());
+    }
+
+    // ---- hooks from the layers ------------------------------------------------------------------------
+
+    void viewInstalled(View view) {
+        urb.onViewInstalled(view);
+        tom.onViewInstalled(view);
+    }
+
+    /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
+    void stateInstalled() {
+        tom.reset();
+    }
+
+    void viewBlocked(View view) {
+        urb.suspend();
+    }
+
+    void ownDelivered(long latencyNanos) {
+        long n = selfDeliveries.incrementAndGet();
+        double mean = meanSelfDeliveryNanos;
+        meanSelfDeliveryNanos = n == 1 ? latencyNanos : mean + (latencyNanos - mean) / Math.min(n, 1000);
+        orderedDeliveries.increment();
+        onOwnDelivered.run();
+    }
+
+    void countDelivery(int bytes) {
+        bytesDelivered.add(bytes);
+    }
+
+    void countOrdered() {
+        orderedDeliveries.increment();
+    }
+
+    // ---- statistics -------------------------------------------------------------------------------------
+
+    long selfDeliveries() {
+        return selfDeliveries.get();
+    }
+
+    double meanSelfDeliveryNanos() {
+        return meanSelfDeliveryNanos;
+    }
+
+    long orderedDeliveries() {
+        return orderedDeliveries.sum();
+    }
+
+    long bytesDelivered() {
+        return bytesDelivered.sum();
+    }
+
+    long bytesSent() {
+        return bytesSent.sum();
+    }
+
+    long dropped() {
+        return dropped.sum();
+    }
+
+    int undelivered() {
+        return undelivered;
+    }
+}

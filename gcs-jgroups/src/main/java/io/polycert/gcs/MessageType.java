@@ -1,0 +1,26 @@
+package io.polycert.gcs;
+
+/** First byte of every message the engine sends. */
+final class MessageType {
+    static final byte DATA = 1;
+    static final byte ORDER = 2;
+    static final byte ACK = 3;
+    static final byte RECOVER_REQUEST = 4;
+    static final byte RECOVER_STATE = 5;
+    static final byte NEW_EPOCH = 6;
+    static final byte STATE_CHUNK = 8;
+    static final byte URB = 9;
+    static final byte URB_ACK = 10;
+    static final byte TOM_DATA = 11;
+    static final byte TOM_PROPOSE = 12;
+    static final byte TOM_FINAL = 13;
+    static final byte DIRECT = 14;
+
+    /** Kinds of entries in the total order. */
+    static final byte ENTRY_APP = 0;
+    static final byte ENTRY_TOM_RESOLVE = 1;
+    static final byte ENTRY_VIEW = 2;
+
+    private MessageType() {
+    }
+}

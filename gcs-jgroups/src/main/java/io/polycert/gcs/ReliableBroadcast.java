@@ -1,0 +1,154 @@
+package io.polycert.gcs;
+
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.View;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Uniform reliable broadcast: every member that receives a message stores it and acknowledges it to all; a
+ * member delivers it once a majority of the (primary) view holds it. When the view changes, members relay every
+ * message not yet held by all, so one that was delivered anywhere reaches every correct member even if its origin
+ * crashed. No order is imposed. Runs on the engine thread only.
+ */
+final class ReliableBroadcast {
+
+    private record Id(MemberId origin, long seq) {
+    }
+
+    private static final class Message {
+        byte[] payload;
+        final Set<MemberId> holders = new HashSet<>();
+        boolean delivered;
+    }
+
+    private final GroupEngine engine;
+    private long nextSeq = 1;
+    private final Map<Id, Message> messages = new HashMap<>();
+    private final SeenIds delivered = new SeenIds();
+    private final Set<Id> toAcknowledge = new LinkedHashSet<>();
+    private View view;
+
+    ReliableBroadcast(GroupEngine engine) {
+        this.engine = engine;
+    }
+
+    void broadcast(byte[] payload) {
+        engine.transport.multicast(message(new Id(engine.self, nextSeq++), payload));
+    }
+
+    private static byte[] message(Id id, byte[] payload) {
+        ValueOutput out = Wire.out(MessageType.URB, payload.length + 48);
+        Wire.writeMember(out, id.origin);
+        out.writeVarLong(id.seq).writeBytes(payload);
+        return out.toByteArray();
+    }
+
+    void onMessage(MemberId from, ValueInput in) {
+        Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
+        byte[] payload = in.readBytes();
+        toAcknowledge.add(id); // even for one already delivered: a relay means someone still needs holders
+        if (delivered.contains(id.origin, id.seq) && !messages.containsKey(id)) {
+            return;
+        }
+        Message m = messages.computeIfAbsent(id, k -> new Message());
+        if (m.payload == null) {
+            m.payload = payload;
+        }
+        m.holders.add(engine.self);
+        check(id, m);
+    }
+
+    void onAck(MemberId from, ValueInput in) {
+        int n = in.readLength(18);
+        for (int i = 0; i < n; i++) {
+            Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
+            if (delivered.contains(id.origin, id.seq) && !messages.containsKey(id)) {
+                continue;
+            }
+            Message m = messages.computeIfAbsent(id, k -> new Message());
+            m.holders.add(from);
+            check(id, m);
+        }
+    }
+
+    void flush() {
+        if (toAcknowledge.isEmpty()) {
+            return;
+        }
+        ValueOutput out = Wire.out(MessageType.URB_ACK, toAcknowledge.size() * 32);
+        out.writeVarInt(toAcknowledge.size());
+        for (Id id : toAcknowledge) {
+            Wire.writeMember(out, id.origin);
+            out.writeVarLong(id.seq);
+        }
+        toAcknowledge.clear();
+        engine.transport.multicast(out.toByteArray());
+    }
+
+    /** Delivery stops while the view is being recovered or in a minority. */
+    void suspend() {
+        view = null;
+    }
+
+    /** A primary view: relay what not every member holds, and deliver what a majority of it holds. */
+    void onViewInstalled(View installed) {
+        view = installed;
+        List<Id> relay = new ArrayList<>();
+        for (Iterator<Map.Entry<Id, Message>> it = messages.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<Id, Message> e = it.next();
+            Message m = e.getValue();
+            m.holders.retainAll(installed.members());
+            if (m.payload == null) {
+                if (m.holders.isEmpty()) {
+                    it.remove(); // nobody alive holds it, so nobody delivered it
+                }
+                continue;
+            }
+            if (!m.holders.containsAll(installed.members())) {
+                relay.add(e.getKey());
+            }
+        }
+        for (Id id : relay) {
+            engine.transport.multicast(message(id, messages.get(id).payload));
+        }
+        for (Map.Entry<Id, Message> e : new HashMap<>(messages).entrySet()) {
+            check(e.getKey(), e.getValue());
+        }
+    }
+
+    private void check(Id id, Message m) {
+        if (view == null) {
+            return;
+        }
+        if (!m.delivered && m.payload != null) {
+            int count = 0;
+            for (MemberId h : m.holders) {
+                if (view.contains(h)) {
+                    count++;
+                }
+            }
+            if (count >= view.majority()) {
+                m.delivered = true;
+                delivered.add(id.origin, id.seq);
+                engine.countDelivery(m.payload.length);
+                engine.sink.reliable(id.origin, m.payload);
+            }
+        }
+        if (m.delivered && m.holders.containsAll(view.members())) {
+            messages.remove(id);
+        }
+    }
+
+    int held() {
+        return messages.size();
+    }
+}

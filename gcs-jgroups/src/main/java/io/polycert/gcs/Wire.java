@@ -1,0 +1,77 @@
+package io.polycert.gcs;
+
+import io.polycert.core.codec.BoxResolver;
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.MemberId;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Encoding helpers shared by the engine's layers. Reading is bounds-checked throughout: malformed input throws
+ * {@link CodecException}, which the engine counts and drops.
+ */
+final class Wire {
+    private static final ValueCodec CODEC = ValueCodec.standard();
+    static final int MAX_MEMBERS = 10_000;
+    static final int MAX_NAME = 256;
+
+    private Wire() {
+    }
+
+    static ValueOutput out(byte type) {
+        return new ValueOutput(CODEC, 64).writeByte(type);
+    }
+
+    static ValueOutput out(byte type, int capacity) {
+        return new ValueOutput(CODEC, capacity).writeByte(type);
+    }
+
+    static ValueInput in(byte[] message) {
+        return new ValueInput(CODEC, message, BoxResolver.none());
+    }
+
+    static void writeMember(ValueOutput out, MemberId m) {
+        out.writeLong(m.high()).writeLong(m.low()).writeString(m.name());
+    }
+
+    static MemberId readMember(ValueInput in) {
+        long high = in.readLong();
+        long low = in.readLong();
+        String name = in.readString();
+        if (name.length() > MAX_NAME) {
+            throw new CodecException("member name of " + name.length() + " characters");
+        }
+        return new MemberId(high, low, name);
+    }
+
+    static void writeMembers(ValueOutput out, List<MemberId> members) {
+        out.writeVarInt(members.size());
+        for (MemberId m : members) {
+            writeMember(out, m);
+        }
+    }
+
+    static List<MemberId> readMembers(ValueInput in) {
+        int n = in.readLength(17);
+        if (n > MAX_MEMBERS) {
+            throw new CodecException(n + " members");
+        }
+        List<MemberId> members = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            members.add(readMember(in));
+        }
+        return members;
+    }
+
+    /** A non-negative varlong (sequence numbers, epochs, counts). */
+    static long readPositive(ValueInput in) {
+        long v = in.readVarLong();
+        if (v < 0) {
+            throw new CodecException("negative number " + v);
+        }
+        return v;
+    }
+}

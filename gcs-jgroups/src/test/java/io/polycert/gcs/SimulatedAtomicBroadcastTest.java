@@ -1,0 +1,239 @@
+package io.polycert.gcs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.core.group.NotInMajorityException;
+import java.util.ArrayList;
+import java.util.List;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import org.junit.jupiter.api.Test;
+
+/** The uniform atomic broadcast on a simulated network: orders, crashes, partitions and joins. */
+class SimulatedAtomicBroadcastTest {
+
+    private static void assertNoViolations(List<String> violations) {
+        assertTrue(violations.isEmpty(), () -> String.join("\n", violations.subList(0, Math.min(20,
+                violations.size()))));
+    }
+
+    private static SimNetwork founded(long seed, int members) {
+        SimNetwork net = new SimNetwork(seed, Settings.defaults());
+        List<SimNetwork.Node> nodes = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            nodes.add(net.add(String.valueOf((char) ('A' + i))));
+        }
+        net.installView(nodes);
+        net.runUntilQuiet();
+        return net;
+    }
+
+    @Test
+    void membersDeliverTheSameSequenceIncludingTheirOwn() {
+        SimNetwork net = founded(1, 3);
+        for (int i = 0; i < 50; i++) {
+            for (SimNetwork.Node n : net.nodes) {
+                net.broadcast(n, n + "-" + i);
+            }
+            net.run(net.random.nextInt(20));
+        }
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        for (SimNetwork.Node n : net.nodes) {
+            assertEquals(150, n.sink.count);
+            assertEquals(1, n.sink.views.size());
+            assertEquals(0, n.engine.undelivered());
+        }
+        assertEquals(net.nodes.get(0).sink.ordered, net.nodes.get(2).sink.ordered);
+    }
+
+    @Test
+    void membersThatJoinOneByOneReceiveStateAndThenTheStream() {
+        SimNetwork net = new SimNetwork(7, Settings.defaults());
+        SimNetwork.Node a = net.add("A");
+        net.installView(List.of(a));
+        net.runUntilQuiet();
+        for (int i = 0; i < 20; i++) {
+            net.broadcast(a, "a" + i);
+        }
+        SimNetwork.Node b = net.add("B");
+        net.installView(List.of(a, b));
+        net.run(30);
+        for (int i = 0; i < 20; i++) {
+            net.broadcast(a, "a2-" + i);
+        }
+        net.runUntilQuiet();
+        SimNetwork.Node c = net.add("C");
+        net.installView(List.of(a, b, c));
+        for (int i = 0; i < 20; i++) {
+            net.broadcast(b, "b" + i);
+            net.run(5);
+        }
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertEquals(60, c.sink.count, "C's state covers what was ordered before it joined");
+        assertEquals(1, c.sink.statesInstalled);
+        assertEquals(1, b.sink.statesInstalled);
+    }
+
+    /**
+     * The scenario that breaks JGroups' SEQUENCER: A orders, B never hears A, C sends M, A crashes. B and C must
+     * still agree.
+     */
+    @Test
+    void sequencerCrashWithALaggingMemberDoesNotDiverge() {
+        for (long seed = 0; seed < 200; seed++) {
+            SimNetwork net = founded(seed, 3);
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node b = net.nodes.get(1);
+            SimNetwork.Node c = net.nodes.get(2);
+            net.broadcast(a, "m0");
+            net.runUntilQuiet();
+            b.deafTo.add(a.index); // DISCARD on B: it drops everything A sends
+            net.broadcast(c, "M");
+            net.run(net.random.nextInt(40));
+            net.crash(a);
+            net.broadcast(b, "N");
+            net.runUntilQuiet();
+            List<String> violations = GroupChecks.atomicBroadcast(net);
+            long s = seed;
+            assertTrue(violations.isEmpty(), () -> "seed " + s + ": " + violations);
+            assertEquals(b.sink.ordered, c.sink.ordered, "seed " + seed);
+            assertTrue(c.sink.ordered.contains("M") && c.sink.ordered.contains("N"), "seed " + seed);
+        }
+    }
+
+    @Property(tries = 2000)
+    void randomCrashesAndJoinsNeverCauseDivergenceLossOrDuplicates(@ForAll long seed,
+            @ForAll @IntRange(min = 3, max = 5) int members, @ForAll @IntRange(min = 1, max = 2) int crashes,
+            @ForAll boolean join) {
+        SimNetwork net = founded(seed, members);
+        int crashesLeft = Math.min(crashes, (members - 1) / 2); // keep a majority alive
+        int joinAt = join ? net.random.nextInt(60) : -1;
+        for (int round = 0; round < 60; round++) {
+            for (SimNetwork.Node n : net.alive()) {
+                if (net.random.nextInt(3) == 0) {
+                    net.broadcast(n, n + "-" + round);
+                }
+            }
+            net.run(net.random.nextInt(30));
+            if (crashesLeft > 0 && net.random.nextInt(20) == 0) {
+                List<SimNetwork.Node> alive = net.alive();
+                net.crash(alive.get(net.random.nextInt(alive.size())));
+                crashesLeft--;
+            }
+            if (round == joinAt) {
+                SimNetwork.Node joiner = net.add("J" + round);
+                List<SimNetwork.Node> view = new ArrayList<>(net.alive());
+                net.installView(view);
+            }
+        }
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertFalse(GroupChecks.correct(net).isEmpty());
+    }
+
+    @Property(tries = 2000)
+    void randomPartitionsAndHealsKeepOneHistory(@ForAll long seed, @ForAll @IntRange(min = 3, max = 5) int members) {
+        SimNetwork net = founded(seed, members);
+        for (int round = 0; round < 60; round++) {
+            for (SimNetwork.Node n : net.alive()) {
+                if (net.random.nextInt(3) == 0 && !n.sink.blocked) {
+                    try {
+                        net.broadcast(n, n + "-" + round);
+                    } catch (io.polycert.core.group.NotInMajorityException e) {
+                        // a minority refuses; fine
+                    }
+                }
+            }
+            net.run(net.random.nextInt(30));
+            int action = net.random.nextInt(15);
+            List<SimNetwork.Node> alive = net.alive();
+            if (action == 0) {
+                List<SimNetwork.Node> shuffled = new ArrayList<>(alive);
+                java.util.Collections.shuffle(shuffled, net.random);
+                int cut = 1 + net.random.nextInt(shuffled.size() - 1);
+                net.partition(List.of(shuffled.subList(0, cut), shuffled.subList(cut, shuffled.size())));
+            } else if (action == 1) {
+                net.heal(alive.get(net.random.nextInt(alive.size())));
+            }
+        }
+        net.heal(net.alive().get(0));
+        net.runUntilQuiet();
+        List<String> violations = new ArrayList<>(net.history.violations);
+        List<SimNetwork.Node> correct = GroupChecks.correct(net);
+        for (SimNetwork.Node n : correct) {
+            if (n.sink.hash != correct.get(0).sink.hash || n.sink.count != correct.get(0).sink.count) {
+                violations.add(n + " ended with a different history than " + correct.get(0));
+            }
+        }
+        assertNoViolations(violations);
+        assertFalse(correct.isEmpty(), "after the final heal the group is primary again");
+    }
+
+    @Test
+    void minorityRefusesAndCatchesUpAfterTheHeal() {
+        SimNetwork net = founded(3, 3);
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.nodes.get(2);
+        for (int i = 0; i < 10; i++) {
+            net.broadcast(b, "before" + i);
+        }
+        net.runUntilQuiet();
+        net.partition(List.of(List.of(a), List.of(b, c)));
+        net.runUntilQuiet();
+        assertTrue(a.sink.blocked, "A alone is a minority of {A, B, C}");
+        assertThrows(NotInMajorityException.class, () -> a.engine.broadcast("refused".getBytes()));
+        for (int i = 0; i < 10; i++) {
+            net.broadcast(c, "during" + i);
+        }
+        net.runUntilQuiet();
+        assertEquals(20, b.sink.count);
+        assertEquals(10, a.sink.count, "the minority delivered nothing new");
+        net.heal(b);
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertEquals(20, a.sink.count, "A caught up");
+        assertFalse(a.sink.blocked);
+    }
+
+    @Test
+    void aMemberAloneOfTwoBlocksButTheGroupResumesWhenTheOtherReturns() {
+        SimNetwork net = founded(5, 2);
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        net.broadcast(a, "x");
+        net.runUntilQuiet();
+        net.partition(List.of(List.of(a), List.of(b)));
+        net.runUntilQuiet();
+        assertTrue(a.sink.blocked && b.sink.blocked, "neither half of two is a majority");
+        net.heal(a);
+        net.runUntilQuiet();
+        net.broadcast(b, "y");
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertEquals(List.of("x", "y"), b.sink.ordered);
+    }
+
+    @Test
+    void malformedMessagesAreDroppedAndCounted() {
+        SimNetwork net = founded(9, 3);
+        SimNetwork.Node a = net.nodes.get(0);
+        java.util.Random r = new java.util.Random(42);
+        for (int i = 0; i < 10_000; i++) {
+            byte[] junk = new byte[r.nextInt(64)];
+            r.nextBytes(junk);
+            a.engine.onMessage(net.nodes.get(1).id, junk);
+        }
+        net.broadcast(a, "still-works");
+        net.runUntilQuiet();
+        assertTrue(a.engine.dropped() > 9_000, "dropped " + a.engine.dropped());
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertTrue(net.nodes.get(2).sink.ordered.contains("still-works"));
+    }
+}
