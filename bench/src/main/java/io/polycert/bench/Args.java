@@ -77,6 +77,26 @@ final class Args {
         }
     }
 
+    int[] intList(String name, int[] defaultValue, int min, int max) throws UsageException {
+        String v = values.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        String[] parts = v.split(",");
+        int[] out = new int[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            try {
+                out[i] = Integer.parseInt(parts[i].trim());
+            } catch (NumberFormatException e) {
+                throw new UsageException("--" + name + " must be comma-separated whole numbers, was '" + v + "'");
+            }
+            if (out[i] < min || out[i] > max) {
+                throw new UsageException("--" + name + " values must be between " + min + " and " + max);
+            }
+        }
+        return out;
+    }
+
     static Map<String, String> describe(String... pairs) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) {

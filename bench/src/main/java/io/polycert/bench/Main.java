@@ -17,19 +17,29 @@ import java.util.Map;
 public final class Main {
     private static final Map<String, String> COMMANDS = Args.describe(
             "demo", "(default) bank transfers on PolyCert's STM with a live progress line",
-            "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes");
+            "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes",
+            "broadcast", "atomic broadcast: PolyCert uniform AB vs JGroups SEQUENCER vs raw multicast, 100 B to 1 MB",
+            "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (default 2)",
             "accounts", "bank accounts (default 1000)",
-            "seconds", "demo: run time; stm-compare: seconds per trial (default 5 / 2)",
-            "rounds", "stm-compare: interleaved rounds per STM (default 5)",
+            "seconds", "demo: run time; others: seconds per trial (default 5 / 2 / 3 / 3)",
+            "rounds", "stm-compare, broadcast: interleaved rounds (default 5 / 3)",
+            "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
             "warmup", "stm-compare: warm-up seconds per STM and mix (default 1)");
 
     private Main() {
     }
 
     public static void main(String[] argv) {
-        System.exit(run(argv, System.out, System.err));
+        int status = 1;
+        try {
+            status = run(argv, System.out, System.err);
+        } catch (Throwable t) {
+            t.printStackTrace();
+        } finally {
+            System.exit(status); // always: JGroups threads must not keep a failed run alive
+        }
     }
 
     static int run(String[] argv, PrintStream out, PrintStream err) {
@@ -53,6 +63,14 @@ public final class Main {
                 case "stm-compare" -> new LocalStmComparison(new LocalStmComparison.Options(threads, accounts,
                         parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 2, 0.1, 3600),
                         parsed.intValue("rounds", 5, 1, 1000)), out).run();
+                case "broadcast" -> new io.polycert.bench.gcs.BroadcastBenchmark(
+                        new io.polycert.bench.gcs.BroadcastBenchmark.Options(3, parsed.intList("sizes",
+                                new int[] {100, 1_000, 10_000, 100_000, 1_000_000}, 1, 16_000_000),
+                                parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 3, 0.1, 3600),
+                                parsed.intValue("rounds", 3, 1, 100)), out).run();
+                case "multicast" -> new io.polycert.bench.gcs.MulticastBenchmark(
+                        new io.polycert.bench.gcs.MulticastBenchmark.Options(5, new int[] {2, 3, 5},
+                                parsed.doubleValue("seconds", 3, 0.1, 3600)), out).run();
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }
             return 0;
@@ -63,6 +81,9 @@ public final class Main {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             err.println("polycert-bench: interrupted");
+            return 1;
+        } catch (Exception e) {
+            err.println("polycert-bench: " + command + " failed: " + e);
             return 1;
         }
     }

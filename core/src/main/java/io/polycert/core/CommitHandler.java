@@ -18,6 +18,14 @@ public interface CommitHandler extends AutoCloseable {
      */
     long commit(CommitRequest request);
 
+    /**
+     * Whether boxes may be created outside transactions. A replicating handler says no: such a box would exist on
+     * one replica only.
+     */
+    default boolean allowsBoxesOutsideTransactions() {
+        return true;
+    }
+
     /** Releases the handler's resources; called by {@link Stm#close()}. */
     @Override
     default void close() {

@@ -16,6 +16,9 @@ public interface CommitLog {
     /** The newest committed version of {@code box}; -1 if it has none yet. */
     long latestVersionOf(VBox<?> box);
 
+    /** The value of {@code box} at the latest version (for state transfer, by the thread that installs versions). */
+    Object latestValue(VBox<?> box);
+
     /**
      * The first box in the request's read-set that was overwritten after the request's snapshot, judged against
      * every version installed so far; null if the read-set is still valid.
@@ -36,4 +39,16 @@ public interface CommitLog {
 
     /** Installs a write-set given as parallel arrays (for example one received from another replica). */
     long append(VBox<?>[] boxes, Object[] values);
+
+    /**
+     * A box with the given id and no value yet, for a box another replica created: the write-set that creates it
+     * gives its first value.
+     */
+    VBox<?> createBox(long id);
+
+    /**
+     * Starts a replica that joins a running group from the group's state: installs the boxes' values as the
+     * given version, which becomes the latest. Only for an STM that has committed nothing yet.
+     */
+    void installSnapshot(long version, VBox<?>[] boxes, Object[] values);
 }

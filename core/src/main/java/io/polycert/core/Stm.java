@@ -37,6 +37,7 @@ public final class Stm implements AutoCloseable {
     private final int maxAttempts;
     private final IdAllocator ids;
     private final ValueCodec strictCodec;
+    private final java.util.function.Consumer<VBox<?>> boxListener;
     /** Each thread's current transaction and published snapshot. */
     private final ThreadLocal<Slot> slots = ThreadLocal.withInitial(this::newSlot);
     /** Every thread's slot, scanned by the collector for the oldest snapshot in use. */
@@ -61,6 +62,7 @@ public final class Stm implements AutoCloseable {
         this.maxAttempts = b.maxAttempts;
         this.ids = b.ids != null ? b.ids : IdAllocator.sequential();
         this.strictCodec = b.strictCodec;
+        this.boxListener = b.boxListener;
         CommitRecord initial = CommitRecord.initial(0);
         this.latest = new LatestVersion(initial);
         this.oldestKept = initial;
@@ -86,10 +88,28 @@ public final class Stm implements AutoCloseable {
         checkOpen();
         Transaction tx = slots.get().current;
         if (tx == null) {
-            return new VBox<>(this, ids.nextId(), new VBox.Body(initial, 0, null));
+            if (!handler.allowsBoxesOutsideTransactions()) {
+                throw new IllegalStateException("this STM is replicated: a box created outside a transaction would"
+                        + " exist on this replica only; create it inside stm.atomic(...) or use a named root");
+            }
+            return created(new VBox<>(this, ids.nextId(), new VBox.Body(initial, 0, null)));
         }
-        VBox<T> box = new VBox<>(this, ids.nextId(), null);
+        VBox<T> box = created(new VBox<>(this, ids.nextId(), null));
         tx.create(box, initial);
+        return box;
+    }
+
+    /**
+     * A box that exists in every snapshot (with {@code initial} as its version-0 value) under an id the caller
+     * chooses: for roots every replica creates alike, by name. Ids must not collide with allocated ones.
+     */
+    public <T> VBox<T> root(long id, T initial) {
+        checkOpen();
+        return created(new VBox<>(this, id, new VBox.Body(initial, 0, null)));
+    }
+
+    private <T> VBox<T> created(VBox<T> box) {
+        boxListener.accept(box);
         return box;
     }
 
@@ -584,6 +604,37 @@ public final class Stm implements AutoCloseable {
         }
 
         @Override
+        public Object latestValue(VBox<?> box) {
+            VBox.Body body = box.bodyAt(latestRecord().version);
+            if (body == null) {
+                throw new IllegalStateException(box + " has no committed value");
+            }
+            return body.value;
+        }
+
+        @Override
+        public VBox<?> createBox(long id) {
+            return created(new VBox<>(Stm.this, id, null));
+        }
+
+        @Override
+        public void installSnapshot(long version, VBox<?>[] boxes, Object[] values) {
+            if (boxes.length != values.length) {
+                throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
+            }
+            CommitRecord initial = latestRecord();
+            if (initial.version != 0 || initial.next() != null || version < 1) {
+                throw new IllegalStateException("a snapshot can only be installed into an STM that has committed"
+                        + " nothing (at " + initial.version + "), at a positive version (" + version + ")");
+            }
+            CommitRecord snapshot = new CommitRecord(version, boxes, values);
+            if (!initial.tryAppend(snapshot)) {
+                throw new IllegalStateException("a transaction committed while the snapshot was installed");
+            }
+            helpWriteBackUpTo(snapshot);
+        }
+
+        @Override
         public long append(VBox<?>[] boxes, Object[] values) {
             if (boxes.length != values.length) {
                 throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
@@ -633,6 +684,7 @@ public final class Stm implements AutoCloseable {
         private IdAllocator ids;
         private ValueCodec strictCodec;
         private CommitHandler.Factory handlerFactory = CommitHandler.local();
+        private java.util.function.Consumer<VBox<?>> boxListener = box -> { };
 
         private Builder() {
         }
@@ -664,6 +716,12 @@ public final class Stm implements AutoCloseable {
          */
         public Builder strictCodec(ValueCodec codec) {
             this.strictCodec = Objects.requireNonNull(codec, "codec");
+            return this;
+        }
+
+        /** Called with every box this STM creates (replication keeps a registry of them by id). */
+        public Builder onBoxCreated(java.util.function.Consumer<VBox<?>> listener) {
+            this.boxListener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 

@@ -244,7 +244,7 @@ public final class ValueCodec {
             if (BUILT_IN.containsKey(type)) {
                 throw new IllegalArgumentException(type.getName() + " is built in; it needs no registration");
             }
-            if (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers())) {
+            if (!type.isArray() && (type.isInterface() || java.lang.reflect.Modifier.isAbstract(type.getModifiers()))) {
                 throw new IllegalArgumentException(type.getName() + " is abstract; register the concrete classes"
                         + " whose instances are stored (the codec matches exact classes)");
             }

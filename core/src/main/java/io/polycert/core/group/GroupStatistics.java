@@ -23,4 +23,7 @@ public interface GroupStatistics {
 
     /** Messages dropped because they were malformed or came from outside the view. */
     long droppedMessages();
+
+    /** Protocol messages this member handed to the network (a multicast counts once). */
+    long messagesSent();
 }

@@ -1,0 +1,97 @@
+package io.polycert.certification;
+
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+
+/**
+ * A Bloom filter over box ids with deterministic hashing (every replica tests membership identically). Sized
+ * from the number of ids and a per-lookup false-positive probability.
+ */
+final class BloomFilter {
+    private static final int MAX_BITS = 1 << 28;
+
+    private final long[] bits;
+    private final int numBits;
+    private final int hashes;
+
+    private BloomFilter(long[] bits, int numBits, int hashes) {
+        this.bits = bits;
+        this.numBits = numBits;
+        this.hashes = hashes;
+    }
+
+    /**
+     * A filter for {@code n} ids where each later lookup of an absent id answers "maybe" with probability about
+     * {@code perLookup}.
+     */
+    static BloomFilter sized(int n, double perLookup) {
+        double p = Math.min(0.5, Math.max(1e-12, perLookup));
+        int expected = Math.max(1, n);
+        long m = (long) Math.ceil(-expected * Math.log(p) / (Math.log(2) * Math.log(2)));
+        int numBits = (int) Math.max(64, Math.min(MAX_BITS, m));
+        int k = (int) Math.max(1, Math.min(30, Math.round((double) numBits / expected * Math.log(2))));
+        return new BloomFilter(new long[(numBits + 63) / 64], numBits, k);
+    }
+
+    void add(long id) {
+        long h = mix(id);
+        int h1 = (int) h;
+        int h2 = (int) (h >>> 32) | 1;
+        for (int i = 0; i < hashes; i++) {
+            int bit = Math.floorMod(h1 + i * h2, numBits);
+            bits[bit >>> 6] |= 1L << bit;
+        }
+    }
+
+    boolean mightContain(long id) {
+        long h = mix(id);
+        int h1 = (int) h;
+        int h2 = (int) (h >>> 32) | 1;
+        for (int i = 0; i < hashes; i++) {
+            int bit = Math.floorMod(h1 + i * h2, numBits);
+            if ((bits[bit >>> 6] & (1L << bit)) == 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /** The 64-bit finalizer of MurmurHash3: spreads sequential ids over all bits. */
+    private static long mix(long x) {
+        x ^= x >>> 33;
+        x *= 0xff51afd7ed558ccdL;
+        x ^= x >>> 33;
+        x *= 0xc4ceb9fe1a85ec53L;
+        x ^= x >>> 33;
+        return x;
+    }
+
+    int sizeInBytes() {
+        return bits.length * 8 + 8;
+    }
+
+    void write(ValueOutput out) {
+        out.writeVarInt(numBits).writeVarInt(hashes);
+        for (long word : bits) {
+            out.writeLong(word);
+        }
+    }
+
+    static BloomFilter read(ValueInput in) {
+        int numBits = in.readVarInt();
+        int hashes = in.readVarInt();
+        if (numBits < 64 || numBits > MAX_BITS || hashes < 1 || hashes > 30) {
+            throw new CodecException("Bloom filter of " + numBits + " bits and " + hashes + " hashes");
+        }
+        int words = (numBits + 63) / 64;
+        if ((long) words * 8 > in.remaining()) {
+            throw new CodecException("Bloom filter longer than its message");
+        }
+        long[] bits = new long[words];
+        for (int i = 0; i < words; i++) {
+            bits[i] = in.readLong();
+        }
+        return new BloomFilter(bits, numBits, hashes);
+    }
+}

@@ -1,0 +1,77 @@
+package io.polycert.certification;
+
+import io.polycert.oracle.Protocol;
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.atomic.LongAdder;
+
+/** Counters of one replica's certification: what its own transactions did, by protocol. Thread-safe. */
+public final class CertificationStatistics {
+
+    /** Counters for one protocol. */
+    public static final class PerProtocol {
+        final LongAdder committed = new LongAdder();
+        final LongAdder conflicts = new LongAdder();
+        final LongAdder falsePositives = new LongAdder();
+        final LongAdder otherAborts = new LongAdder();
+        final LongAdder bytes = new LongAdder();
+        final LongAdder latencyNanos = new LongAdder();
+
+        public long committed() {
+            return committed.sum();
+        }
+
+        /** Aborts because a read was overwritten. */
+        public long conflicts() {
+            return conflicts.sum();
+        }
+
+        /** BFC aborts that a precise check would not have made. */
+        public long falsePositives() {
+            return falsePositives.sum();
+        }
+
+        public long otherAborts() {
+            return otherAborts.sum();
+        }
+
+        /** Bytes this replica broadcast for these transactions. */
+        public long bytesBroadcast() {
+            return bytes.sum();
+        }
+
+        /** Total commit latency of the committed ones, nanoseconds. */
+        public long committedLatencyNanos() {
+            return latencyNanos.sum();
+        }
+    }
+
+    private final Map<Protocol, PerProtocol> byProtocol = new EnumMap<>(Protocol.class);
+    final LongAdder remoteCommits = new LongAdder();
+    final LongAdder remoteAborts = new LongAdder();
+    final LongAdder rerouted = new LongAdder();
+
+    CertificationStatistics() {
+        for (Protocol p : Protocol.values()) {
+            byProtocol.put(p, new PerProtocol());
+        }
+    }
+
+    public PerProtocol of(Protocol protocol) {
+        return byProtocol.get(protocol);
+    }
+
+    /** Transactions of other replicas that this replica applied. */
+    public long remoteCommits() {
+        return remoteCommits.sum();
+    }
+
+    public long remoteAborts() {
+        return remoteAborts.sum();
+    }
+
+    /** NVC or BFC transactions sent by VC because their message would have been too large. */
+    public long reroutedToVoting() {
+        return rerouted.sum();
+    }
+}

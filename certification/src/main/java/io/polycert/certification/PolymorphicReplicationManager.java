@@ -1,0 +1,769 @@
+package io.polycert.certification;
+
+import io.polycert.core.AbortCause;
+import io.polycert.core.CommitHandler;
+import io.polycert.core.CommitLog;
+import io.polycert.core.CommitRequest;
+import io.polycert.core.TransactionAbortedException;
+import io.polycert.core.VBox;
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.UnregisteredTypeException;
+import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.GroupListener;
+import io.polycert.core.group.GroupMember;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.NotInMajorityException;
+import io.polycert.core.group.StateHandler;
+import io.polycert.core.group.View;
+import io.polycert.oracle.Outcome;
+import io.polycert.oracle.Protocol;
+import io.polycert.oracle.ProtocolOracle;
+import io.polycert.oracle.TransactionProfile;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * PolyCert's polymorphic replication manager: certifies every read-write transaction across the replicas with
+ * the protocol the oracle picks for it, NVC, BFC or VC, all three in one certification queue.
+ *
+ * <p><b>Committing</b> (on the application's thread, as the STM's {@link CommitHandler}): the transaction is
+ * pre-validated locally, the oracle chooses a protocol, and its message is atomically broadcast: the snapshot
+ * version and write-set, plus the read-set's ids (NVC) or a Bloom filter of them (BFC) or nothing (VC). A message
+ * that would be too large goes by VC, whose message holds only the write-set. The thread then waits for the
+ * outcome.
+ *
+ * <p><b>Certifying</b> (on the group's delivery thread, as its {@link GroupListener}): every replica queues the
+ * transactions in delivery order and decides them from the head. NVC and BFC are decided by every replica alike,
+ * against the write-sets committed after the snapshot. A VC transaction is decided by its originator, which
+ * validates it (at once if nothing ahead of it in the queue writes what it read: the early-validation
+ * optimization, else when it reaches the head) and sends its vote by uniform reliable broadcast; the others wait
+ * for the vote, and an abort vote removes the transaction wherever it is. Committed write-sets are installed in
+ * the STM in delivery order, so every replica numbers its versions alike.
+ *
+ * <p><b>An originator that leaves</b> before its vote is delivered: when the view without it is delivered (in
+ * the total order), every replica atomically broadcasts what it knows of each of its undecided VC transactions
+ * (the vote, or nothing); once a report from every member of the view is ordered, all decide alike: the vote if
+ * any report had it, else abort. A vote delivered anywhere is held by a majority (reliable broadcast is
+ * uniform), so it is found.
+ *
+ * <p><b>State transfer</b>: a joining replica receives the boxes, the window of committed write-sets and the
+ * queue of undecided transactions, as of the view that admitted it.
+ */
+public final class PolymorphicReplicationManager implements CommitHandler, GroupListener, StateHandler {
+    private static final Logger LOG = LoggerFactory.getLogger(PolymorphicReplicationManager.class);
+    private static final byte TX = 1;
+    private static final byte VOTE = 2;
+    private static final byte REPORT = 3;
+    private static final int STATE_FORMAT = 1;
+    private static final int REMEMBERED_DECISIONS = 100_000;
+
+    private final CommitLog log;
+    private final BoxDirectory boxes;
+    private final ValueCodec codec;
+    private final ProtocolOracle oracle;
+    private final CertificationSettings settings;
+    private final CertificationStatistics stats = new CertificationStatistics();
+    private final AtomicLong txIds = new AtomicLong();
+    private final Map<Long, LocalTx> local = new ConcurrentHashMap<>();
+    private volatile GroupMember group;
+    /** This replica's identity, known before it joins (reports must name it while joining). */
+    private volatile MemberId self;
+    private volatile boolean closed;
+
+    // ---- certifier state: group delivery thread only ----
+    private final ArrayDeque<Queued> queue = new ArrayDeque<>();
+    private final Map<TxKey, Queued> queuedByKey = new HashMap<>();
+    private WriteLog writes;
+    private final Map<TxKey, Boolean> votes = new HashMap<>();
+    private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
+    private final Map<TxKey, Boolean> decided = new LinkedHashMap<>(16, 0.75f, false) {
+        private static final long serialVersionUID = 1L;
+
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<TxKey, Boolean> eldest) {
+            return size() > REMEMBERED_DECISIONS;
+        }
+    };
+    private View view;
+    /** Reports due while joining, before the group handle exists: sent on attach. */
+    private final List<byte[]> reportsBeforeAttach = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+    private record TxKey(MemberId origin, long txId) {
+    }
+
+    /** A transaction of this replica waiting for its outcome. */
+    private static final class LocalTx {
+        final CommitRequest request;
+        final long[] readIds;
+        final Protocol protocol;
+        final TransactionProfile profile;
+        final long startNanos;
+        final CompletableFuture<Long> outcome = new CompletableFuture<>();
+        boolean voteSent;
+
+        LocalTx(CommitRequest request, long[] readIds, Protocol protocol, TransactionProfile profile,
+                long startNanos) {
+            this.request = request;
+            this.readIds = readIds;
+            this.protocol = protocol;
+            this.profile = profile;
+            this.startNanos = startNanos;
+        }
+    }
+
+    /** A delivered transaction in the certification queue. */
+    private static final class Queued {
+        final TxKey key;
+        final Protocol protocol;
+        final long snapshot;
+        final long[] writeIds;
+        final boolean[] created;
+        final long[] readIds;
+        final BloomFilter bloom;
+        final byte[] message;
+        final int valuesOffset;
+        final LocalTx local;
+        boolean resolving;
+
+        Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
+                BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local) {
+            this.key = key;
+            this.protocol = protocol;
+            this.snapshot = snapshot;
+            this.writeIds = writeIds;
+            this.created = created;
+            this.readIds = readIds;
+            this.bloom = bloom;
+            this.message = message;
+            this.valuesOffset = valuesOffset;
+            this.local = local;
+        }
+    }
+
+    public PolymorphicReplicationManager(CommitLog log, BoxDirectory boxes, ValueCodec codec, ProtocolOracle oracle,
+            CertificationSettings settings) {
+        this.log = Objects.requireNonNull(log, "log");
+        this.boxes = Objects.requireNonNull(boxes, "boxes");
+        this.codec = Objects.requireNonNull(codec, "codec");
+        this.oracle = Objects.requireNonNull(oracle, "oracle");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.writes = new WriteLog(settings.writeLogWindow(), log.latestVersion());
+    }
+
+    /** This replica's identity in the group: set before joining. */
+    public void identity(MemberId self) {
+        this.self = Objects.requireNonNull(self, "self");
+    }
+
+    /** The group this manager broadcasts through (set once the member exists: it needs this listener first). */
+    public void attach(GroupMember member) {
+        this.group = Objects.requireNonNull(member, "member");
+        List<byte[]> owed = new ArrayList<>(reportsBeforeAttach);
+        reportsBeforeAttach.clear();
+        owed.forEach(this::broadcastReport);
+    }
+
+    public CertificationStatistics statistics() {
+        return stats;
+    }
+
+    // =====================================================================================================
+    // Committing (application threads)
+    // =====================================================================================================
+
+    @Override
+    public boolean allowsBoxesOutsideTransactions() {
+        return false;
+    }
+
+    @Override
+    public long commit(CommitRequest request) {
+        long start = System.nanoTime();
+        GroupMember member = group;
+        if (closed || member == null) {
+            throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "the replica is not in its group");
+        }
+        VBox<?> stale = log.firstStaleRead(request);
+        if (stale != null) {
+            throw new TransactionAbortedException(AbortCause.CONFLICT, stale + " was overwritten after snapshot "
+                    + request.snapshotVersion() + " (found before broadcasting)");
+        }
+        long[] readIds = distinctReadIds(request);
+        byte[] values = encodeValues(request);
+        TransactionProfile profile = new TransactionProfile(readIds.length, request.writeSetSize(), values.length);
+        Protocol protocol = oracle.choose(profile);
+        long txId = txIds.incrementAndGet();
+        byte[] message = encode(txId, protocol, request, readIds, values);
+        if (message.length > settings.maxMessageBytes() && protocol != Protocol.VC) {
+            protocol = Protocol.VC; // only the write-set travels
+            stats.rerouted.increment();
+            message = encode(txId, protocol, request, readIds, values);
+        }
+        if (message.length > settings.maxMessageBytes()) {
+            record(protocol, profile, start, Outcome.OTHER);
+            throw new TransactionAbortedException(AbortCause.TOO_LARGE, "the write-set takes " + message.length
+                    + " bytes, more than the " + settings.maxMessageBytes() + " a commit message may carry");
+        }
+        LocalTx tx = new LocalTx(request, readIds, protocol, profile, start);
+        local.put(txId, tx);
+        stats.of(protocol).bytes.add(message.length);
+        try {
+            member.broadcast(message);
+        } catch (NotInMajorityException e) {
+            local.remove(txId);
+            record(protocol, profile, start, Outcome.OTHER);
+            throw new TransactionAbortedException(AbortCause.NOT_IN_MAJORITY, e.getMessage(), e);
+        } catch (RuntimeException e) {
+            local.remove(txId);
+            record(protocol, profile, start, Outcome.OTHER);
+            throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "broadcast failed: " + e, e);
+        }
+        try {
+            long version = tx.outcome.get();
+            record(protocol, profile, start, Outcome.COMMITTED);
+            stats.of(protocol).committed.increment();
+            stats.of(protocol).latencyNanos.add(System.nanoTime() - start);
+            return version;
+        } catch (ExecutionException e) {
+            TransactionAbortedException abort = e.getCause() instanceof TransactionAbortedException t ? t
+                    : new TransactionAbortedException(AbortCause.REPLICA_LEFT, String.valueOf(e.getCause()), e);
+            Outcome outcome = switch (abort.abortCause()) {
+                case CONFLICT -> Outcome.CONFLICT;
+                case BLOOM_FILTER_FALSE_POSITIVE -> Outcome.FALSE_POSITIVE;
+                default -> Outcome.OTHER;
+            };
+            record(protocol, profile, start, outcome);
+            switch (outcome) {
+                case CONFLICT -> stats.of(protocol).conflicts.increment();
+                case FALSE_POSITIVE -> stats.of(protocol).falsePositives.increment();
+                default -> stats.of(protocol).otherAborts.increment();
+            }
+            throw abort;
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            // The outcome is decided by the group regardless; we only stop waiting for it.
+            throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "interrupted while waiting for the outcome"
+                    + " (the transaction may still commit)", e);
+        } finally {
+            local.remove(txId);
+        }
+    }
+
+    private void record(Protocol protocol, TransactionProfile profile, long start, Outcome outcome) {
+        try {
+            oracle.record(protocol, profile, System.nanoTime() - start, outcome);
+        } catch (RuntimeException e) {
+            LOG.warn("the oracle failed to record a transaction", e);
+        }
+    }
+
+    private static long[] distinctReadIds(CommitRequest request) {
+        long[] ids = new long[request.readSetSize()];
+        for (int i = 0; i < ids.length; i++) {
+            ids[i] = request.readBox(i).id();
+        }
+        Arrays.sort(ids);
+        int n = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (i == 0 || ids[i] != ids[i - 1]) {
+                ids[n++] = ids[i];
+            }
+        }
+        return Arrays.copyOf(ids, n);
+    }
+
+    private byte[] encodeValues(CommitRequest request) {
+        ValueOutput out = new ValueOutput(codec, 64 + request.writeSetSize() * 16);
+        for (int i = 0; i < request.writeSetSize(); i++) {
+            try {
+                out.writeValue(request.writtenValue(i));
+            } catch (UnregisteredTypeException e) {
+                throw new TransactionAbortedException(AbortCause.BAD_VALUE, "cannot replicate the write to "
+                        + request.writtenBox(i) + ": " + e.getMessage(), e);
+            } catch (CodecException e) {
+                throw new TransactionAbortedException(AbortCause.BAD_VALUE, "cannot encode the write to "
+                        + request.writtenBox(i) + ": " + e.getMessage(), e);
+            }
+        }
+        return out.toByteArray();
+    }
+
+    private byte[] encode(long txId, Protocol protocol, CommitRequest request, long[] readIds, byte[] values) {
+        int n = request.writeSetSize();
+        ValueOutput out = new ValueOutput(codec, 64 + n * 10 + values.length
+                + (protocol == Protocol.NVC ? readIds.length * 9 : 0));
+        out.writeByte(TX).writeByte(protocol.ordinal()).writeVarLong(txId).writeVarLong(request.snapshotVersion());
+        out.writeVarInt(n);
+        for (int i = 0; i < n; i++) {
+            out.writeLong(request.writtenBox(i).id()).writeBoolean(request.isCreated(i));
+        }
+        switch (protocol) {
+            case NVC -> {
+                out.writeVarInt(readIds.length);
+                long previous = 0;
+                for (long id : readIds) { // sorted: send deltas
+                    out.writeVarLong(id - previous);
+                    previous = id;
+                }
+            }
+            case BFC -> {
+                // Sized so that the filter causes about the configured extra abort rate, given how many ids
+                // are checked against it: those written since the snapshot, and as many again during the commit.
+                int lookups = Math.max(8, 2 * writesSinceEstimate(request.snapshotVersion()));
+                double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
+                BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup);
+                for (long id : readIds) {
+                    bloom.add(id);
+                }
+                bloom.write(out);
+            }
+            case VC -> {
+                // only the write-set travels
+            }
+            default -> throw new AssertionError(protocol);
+        }
+        out.writeRaw(values, 0, values.length);
+        return out.toByteArray();
+    }
+
+    /** A racy read of the certifier's log from an application thread: it only sizes a Bloom filter. */
+    private int writesSinceEstimate(long snapshot) {
+        long behind = Math.max(0, log.latestVersion() - snapshot);
+        return (int) Math.min(1_000_000, behind * 4 + 4);
+    }
+
+    // =====================================================================================================
+    // Certifying (group delivery thread)
+    // =====================================================================================================
+
+    @Override
+    public void deliverOrdered(MemberId origin, long position, byte[] payload) {
+        try {
+            ValueInput in = new ValueInput(codec, payload, id -> {
+                throw new CodecException("no box references in headers");
+            });
+            byte kind = in.readByte();
+            if (kind == TX) {
+                enqueue(origin, payload, in);
+            } else if (kind == REPORT) {
+                onReport(origin, in);
+            } else {
+                throw new CodecException("unknown ordered message kind " + kind);
+            }
+        } catch (RuntimeException e) {
+            // Every replica drops the same malformed message alike, so they stay in step.
+            LOG.warn("dropped a malformed commit message of {} bytes from {}: {}", payload.length, origin, e.toString());
+        }
+        drain();
+    }
+
+    private void enqueue(MemberId origin, byte[] payload, ValueInput in) {
+        int p = in.readByte();
+        if (p < 0 || p >= Protocol.values().length) {
+            throw new CodecException("unknown protocol " + p);
+        }
+        Protocol protocol = Protocol.values()[p];
+        long txId = in.readVarLong();
+        long snapshot = in.readVarLong();
+        int n = in.readLength(9);
+        long[] writeIds = new long[n];
+        boolean[] created = new boolean[n];
+        for (int i = 0; i < n; i++) {
+            writeIds[i] = in.readLong();
+            created[i] = in.readBoolean();
+        }
+        long[] readIds = null;
+        BloomFilter bloom = null;
+        if (protocol == Protocol.NVC) {
+            readIds = new long[in.readLength(1)];
+            long previous = 0;
+            for (int i = 0; i < readIds.length; i++) {
+                previous += in.readVarLong();
+                readIds[i] = previous;
+            }
+        } else if (protocol == Protocol.BFC) {
+            bloom = BloomFilter.read(in);
+        }
+        int valuesOffset = payload.length - in.remaining();
+        TxKey key = new TxKey(origin, txId);
+        LocalTx mine = isSelf(origin) ? local.get(txId) : null;
+        Queued q = new Queued(key, protocol, snapshot, writeIds, created, readIds, bloom, payload, valuesOffset, mine);
+        queue.addLast(q);
+        queuedByKey.put(key, q);
+        if (protocol == Protocol.VC && mine != null && !anyQueuedAheadWrites(q, mine.readIds)) {
+            sendVote(q); // early validation: nothing ahead of it can invalidate what it read
+        }
+    }
+
+    private boolean isSelf(MemberId origin) {
+        return origin.equals(self);
+    }
+
+    private boolean anyQueuedAheadWrites(Queued q, long[] sortedReadIds) {
+        for (Queued ahead : queue) {
+            if (ahead == q) {
+                return false;
+            }
+            for (long id : ahead.writeIds) {
+                if (Arrays.binarySearch(sortedReadIds, id) >= 0) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** The originator validates its VC transaction against what committed so far and broadcasts the vote. */
+    private void sendVote(Queued q) {
+        LocalTx tx = q.local;
+        if (tx == null || tx.voteSent) {
+            return;
+        }
+        tx.voteSent = true;
+        boolean commit = q.snapshot >= writes.horizon() && log.firstStaleRead(tx.request) == null;
+        ValueOutput out = new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(q.key.txId()).writeBoolean(commit);
+        try {
+            group.reliableBroadcast(out.toByteArray());
+        } catch (RuntimeException e) {
+            LOG.warn("could not broadcast the vote for {}: {}", q.key, e.toString());
+        }
+    }
+
+    @Override
+    public void deliverReliable(MemberId origin, byte[] payload) {
+        try {
+            ValueInput in = new ValueInput(codec, payload, id -> null);
+            if (in.readByte() != VOTE) {
+                throw new CodecException("not a vote");
+            }
+            TxKey key = new TxKey(origin, in.readVarLong());
+            boolean commit = in.readBoolean();
+            in.expectEnd();
+            Queued q = queuedByKey.get(key);
+            if (decided.containsKey(key) || (q != null && q.resolving)) {
+                return; // decided, or being resolved in the total order: the vote there decides
+            }
+            votes.put(key, commit);
+            if (!commit && q != null) {
+                queue.remove(q); // an abort vote takes it out wherever it is
+                queuedByKey.remove(key);
+                finish(q, false, AbortCause.CONFLICT, "its originator's validation failed");
+            }
+        } catch (RuntimeException e) {
+            LOG.warn("dropped a malformed vote from {}: {}", origin, e.toString());
+        }
+        drain();
+    }
+
+    @Override
+    public void viewInstalled(View newView, long position) {
+        this.view = newView;
+        // Undecided VC transactions of members that left: report what we know, in the total order.
+        for (Queued q : queue) {
+            if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.resolving) {
+                q.resolving = true;
+                Boolean vote = votes.get(q.key);
+                report(q.key, vote == null ? 0 : vote ? 1 : 2);
+            }
+        }
+        for (Map.Entry<TxKey, Map<MemberId, Integer>> e : new ArrayList<>(resolutions.entrySet())) {
+            tryResolve(e.getKey(), e.getValue());
+        }
+        drain();
+    }
+
+    private void report(TxKey key, int state) {
+        ValueOutput out = new ValueOutput(codec, 48).writeByte(REPORT);
+        out.writeLong(key.origin().high()).writeLong(key.origin().low()).writeString(key.origin().name());
+        out.writeVarLong(key.txId()).writeByte(state);
+        if (group == null) {
+            reportsBeforeAttach.add(out.toByteArray());
+        } else {
+            broadcastReport(out.toByteArray());
+        }
+    }
+
+    private void broadcastReport(byte[] report) {
+        try {
+            group.broadcast(report);
+        } catch (RuntimeException e) {
+            LOG.warn("could not send a resolution report: {}", e.toString()); // a minority: the majority decides
+        }
+    }
+
+    private void onReport(MemberId reporter, ValueInput in) {
+        MemberId origin = new MemberId(in.readLong(), in.readLong(), in.readString());
+        TxKey key = new TxKey(origin, in.readVarLong());
+        int state = in.readByte();
+        if (state < 0 || state > 2) {
+            throw new CodecException("report state " + state);
+        }
+        Map<MemberId, Integer> reports = resolutions.computeIfAbsent(key, k -> new HashMap<>());
+        reports.putIfAbsent(reporter, state);
+        MemberId me = self;
+        if (me != null && !reports.containsKey(me)) {
+            Queued q = queuedByKey.get(key);
+            if (q == null) {
+                Boolean d = decided.get(key); // we decided it already (we had the vote): say so
+                report(key, d == null ? 0 : d ? 1 : 2);
+            } else if (!q.resolving) {
+                q.resolving = true;
+                Boolean vote = votes.get(key);
+                report(key, vote == null ? 0 : vote ? 1 : 2);
+            }
+        }
+        tryResolve(key, reports);
+    }
+
+    private void tryResolve(TxKey key, Map<MemberId, Integer> reports) {
+        if (view == null || !reports.keySet().containsAll(view.members())) {
+            return;
+        }
+        resolutions.remove(key);
+        int state = 0;
+        for (int s : reports.values()) {
+            state = Math.max(state, s == 0 ? 0 : s); // any vote wins; the originator cast only one
+        }
+        boolean commit = state == 1;
+        Queued q = queuedByKey.get(key);
+        if (q != null) {
+            votes.put(key, commit);
+            if (!commit) {
+                queue.remove(q);
+                queuedByKey.remove(key);
+                finish(q, false, AbortCause.REPLICA_LEFT, "its originator left before its vote was delivered");
+            }
+        } else if (decided.containsKey(key) && decided.get(key) != commit) {
+            LOG.error("resolution of {} decided {} but this replica decided {}", key, commit, decided.get(key));
+        }
+    }
+
+    /** Decides and applies transactions from the head of the queue while their outcome is known. */
+    private void drain() {
+        while (!queue.isEmpty()) {
+            Queued head = queue.peekFirst();
+            Boolean commit;
+            AbortCause cause = AbortCause.CONFLICT;
+            String why = null;
+            if (head.snapshot < writes.horizon()) {
+                commit = false;
+                why = "its snapshot " + head.snapshot + " is older than the certification window ("
+                        + writes.horizon() + ")";
+            } else {
+                switch (head.protocol) {
+                    case NVC -> {
+                        commit = true;
+                        for (long id : head.readIds) {
+                            if (writes.writtenAfter(id, head.snapshot)) {
+                                commit = false;
+                                why = "VBox#" + id + " was overwritten after snapshot " + head.snapshot;
+                                break;
+                            }
+                        }
+                    }
+                    case BFC -> {
+                        commit = !writes.anyWrittenAfter(head.snapshot, head.bloom::mightContain);
+                        if (!commit) {
+                            why = "its Bloom filter matches a box written after snapshot " + head.snapshot;
+                            if (head.local != null && !realConflict(head)) {
+                                cause = AbortCause.BLOOM_FILTER_FALSE_POSITIVE;
+                            }
+                        }
+                    }
+                    case VC -> {
+                        commit = votes.get(head.key);
+                        if (commit == null) {
+                            sendVote(head); // at the head all before it are decided: validate now
+                            return; // wait for the vote
+                        }
+                        why = "its originator's validation failed";
+                    }
+                    default -> throw new AssertionError(head.protocol);
+                }
+            }
+            queue.pollFirst();
+            queuedByKey.remove(head.key);
+            finish(head, commit, cause, why);
+        }
+    }
+
+    private boolean realConflict(Queued q) {
+        long[] reads = q.local.readIds;
+        return writes.anyWrittenAfter(q.snapshot, id -> Arrays.binarySearch(reads, id) >= 0);
+    }
+
+    private void finish(Queued q, boolean commit, AbortCause cause, String why) {
+        votes.remove(q.key);
+        decided.put(q.key, commit);
+        if (!commit) {
+            if (q.local != null) {
+                q.local.outcome.completeExceptionally(new TransactionAbortedException(cause,
+                        "certification (" + q.protocol + ") aborted the transaction: " + why));
+            } else {
+                stats.remoteAborts.increment();
+            }
+            return;
+        }
+        long version;
+        if (q.local != null) {
+            version = log.append(q.local.request); // our own boxes and values: nothing to decode
+        } else {
+            version = log.append(resolveBoxes(q), decodeValues(q));
+            stats.remoteCommits.increment();
+        }
+        writes.committed(version, q.writeIds);
+        if (q.local != null) {
+            q.local.outcome.complete(version);
+        }
+    }
+
+    private VBox<?>[] resolveBoxes(Queued q) {
+        VBox<?>[] out = new VBox<?>[q.writeIds.length];
+        for (int i = 0; i < out.length; i++) {
+            out[i] = boxes.findOrCreate(q.writeIds[i], log::createBox);
+        }
+        return out;
+    }
+
+    private Object[] decodeValues(Queued q) {
+        ValueInput in = new ValueInput(codec, q.message, q.valuesOffset, q.message.length - q.valuesOffset,
+                id -> boxes.findOrCreate(id, log::createBox));
+        Object[] values = new Object[q.writeIds.length];
+        for (int i = 0; i < values.length; i++) {
+            values[i] = in.readValue();
+        }
+        in.expectEnd();
+        return values;
+    }
+
+    @Override
+    public void blocked(View minority) {
+        // Commits in flight stay in the queue; new ones are refused by the group with NotInMajorityException.
+    }
+
+    // =====================================================================================================
+    // State transfer (group delivery thread)
+    // =====================================================================================================
+
+    @Override
+    public void writeState(OutputStream out) throws IOException {
+        ValueOutput o = new ValueOutput(codec, 1 << 16);
+        o.writeVarInt(STATE_FORMAT);
+        long version = log.latestVersion();
+        o.writeVarLong(version);
+        List<VBox<?>> live = new ArrayList<>();
+        for (VBox<?> b : boxes.all()) {
+            if (log.latestVersionOf(b) >= 0) {
+                live.add(b);
+            }
+        }
+        o.writeVarInt(live.size());
+        for (VBox<?> b : live) {
+            o.writeLong(b.id());
+        }
+        for (VBox<?> b : live) {
+            o.writeValue(log.latestValue(b));
+        }
+        writes.write(o);
+        o.writeVarInt(queue.size());
+        for (Queued q : queue) {
+            o.writeLong(q.key.origin().high()).writeLong(q.key.origin().low()).writeString(q.key.origin().name());
+            o.writeBytes(q.message).writeBoolean(q.resolving);
+        }
+        o.writeVarInt(votes.size());
+        votes.forEach((k, v) -> {
+            o.writeLong(k.origin().high()).writeLong(k.origin().low()).writeString(k.origin().name());
+            o.writeVarLong(k.txId()).writeBoolean(v);
+        });
+        o.writeVarInt(resolutions.size());
+        resolutions.forEach((k, reports) -> {
+            o.writeLong(k.origin().high()).writeLong(k.origin().low()).writeString(k.origin().name());
+            o.writeVarLong(k.txId()).writeVarInt(reports.size());
+            reports.forEach((m, s) -> o.writeLong(m.high()).writeLong(m.low()).writeString(m.name()).writeByte(s));
+        });
+        out.write(o.toByteArray());
+    }
+
+    @Override
+    public void readState(InputStream in) throws IOException {
+        byte[] bytes = in.readAllBytes();
+        ValueInput header = new ValueInput(codec, bytes, id -> null);
+        if (header.readVarInt() != STATE_FORMAT) {
+            throw new IOException("unknown state format");
+        }
+        long version = header.readVarLong();
+        int n = header.readLength(8);
+        VBox<?>[] installed = new VBox<?>[n];
+        for (int i = 0; i < n; i++) {
+            installed[i] = boxes.findOrCreate(header.readLong(), log::createBox);
+        }
+        int valuesAt = bytes.length - header.remaining();
+        ValueInput in2 = new ValueInput(codec, bytes, valuesAt, bytes.length - valuesAt,
+                id -> boxes.findOrCreate(id, log::createBox));
+        Object[] values = new Object[n];
+        for (int i = 0; i < n; i++) {
+            values[i] = in2.readValue();
+        }
+        if (version > 0) {
+            log.installSnapshot(version, installed, values);
+        }
+        writes = WriteLog.read(in2, settings.writeLogWindow());
+        int queued = in2.readLength(1);
+        for (int i = 0; i < queued; i++) {
+            MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
+            byte[] message = in2.readBytes();
+            boolean resolving = in2.readBoolean();
+            ValueInput m = new ValueInput(codec, message, id -> null);
+            m.readByte();
+            enqueue(origin, message, m);
+            queue.peekLast().resolving = resolving;
+        }
+        int nv = in2.readLength(1);
+        for (int i = 0; i < nv; i++) {
+            MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
+            votes.put(new TxKey(origin, in2.readVarLong()), in2.readBoolean());
+        }
+        int nr = in2.readLength(1);
+        for (int i = 0; i < nr; i++) {
+            MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
+            TxKey key = new TxKey(origin, in2.readVarLong());
+            int reports = in2.readLength(1);
+            Map<MemberId, Integer> map = new HashMap<>();
+            for (int k = 0; k < reports; k++) {
+                map.put(new MemberId(in2.readLong(), in2.readLong(), in2.readString()), (int) in2.readByte());
+            }
+            resolutions.put(key, map);
+        }
+        in2.expectEnd();
+    }
+
+    // =====================================================================================================
+
+    @Override
+    public void close() {
+        closed = true;
+        for (Iterator<LocalTx> it = local.values().iterator(); it.hasNext(); ) {
+            it.next().outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
+                    "the replica was closed before the outcome was known"));
+            it.remove();
+        }
+    }
+}

@@ -1,0 +1,117 @@
+package io.polycert.certification;
+
+import java.util.ArrayDeque;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The ids each committed version wrote, for the last {@code window} versions: what certification checks read-sets
+ * against. Kept identically on every replica (it depends only on the committed sequence), so a transaction whose
+ * snapshot is older than the window is refused alike everywhere. Certifier thread only.
+ */
+final class WriteLog {
+    private record Version(long version, long[] ids) {
+    }
+
+    private final int window;
+    private final ArrayDeque<Version> versions = new ArrayDeque<>();
+    /** Per id, the last version that wrote it (only ids written within the window). */
+    private final Map<Long, Long> lastWrite = new HashMap<>();
+    private long latest;
+
+    WriteLog(int window, long latest) {
+        this.window = window;
+        this.latest = latest;
+    }
+
+    long latest() {
+        return latest;
+    }
+
+    /** The oldest snapshot this log can certify: versions after it are all known. */
+    long horizon() {
+        return versions.isEmpty() ? latest : versions.peekFirst().version() - 1;
+    }
+
+    void committed(long version, long[] ids) {
+        if (version != latest + 1) {
+            throw new IllegalStateException("version " + version + " after " + latest);
+        }
+        latest = version;
+        versions.addLast(new Version(version, ids));
+        for (long id : ids) {
+            lastWrite.put(id, version);
+        }
+        while (versions.size() > window) {
+            Version old = versions.pollFirst();
+            for (long id : old.ids()) {
+                lastWrite.remove(id, old.version());
+            }
+        }
+    }
+
+    /** Whether {@code id} was written by a version after {@code snapshot} (which must be within the window). */
+    boolean writtenAfter(long id, long snapshot) {
+        Long v = lastWrite.get(id);
+        return v != null && v > snapshot;
+    }
+
+    /** Calls {@code visitor} with every id written after {@code snapshot}; stops when it returns true. */
+    boolean anyWrittenAfter(long snapshot, java.util.function.LongPredicate visitor) {
+        for (java.util.Iterator<Version> it = versions.descendingIterator(); it.hasNext(); ) {
+            Version v = it.next();
+            if (v.version() <= snapshot) {
+                break;
+            }
+            for (long id : v.ids()) {
+                if (visitor.test(id)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** How many ids were written after {@code snapshot}. */
+    int writesAfter(long snapshot) {
+        int n = 0;
+        for (java.util.Iterator<Version> it = versions.descendingIterator(); it.hasNext(); ) {
+            Version v = it.next();
+            if (v.version() <= snapshot) {
+                break;
+            }
+            n += v.ids().length;
+        }
+        return n;
+    }
+
+    // ---- state transfer ----
+
+    void write(io.polycert.core.codec.ValueOutput out) {
+        out.writeVarLong(latest).writeVarInt(versions.size());
+        for (Version v : versions) {
+            out.writeVarLong(v.version()).writeVarInt(v.ids().length);
+            for (long id : v.ids()) {
+                out.writeLong(id);
+            }
+        }
+    }
+
+    static WriteLog read(io.polycert.core.codec.ValueInput in, int window) {
+        long latest = in.readVarLong();
+        int n = in.readLength(2);
+        WriteLog log = new WriteLog(window, latest);
+        for (int i = 0; i < n; i++) {
+            long version = in.readVarLong();
+            long[] ids = new long[in.readLength(8)];
+            for (int k = 0; k < ids.length; k++) {
+                ids[k] = in.readLong();
+            }
+            log.versions.addLast(new Version(version, ids));
+            for (long id : ids) {
+                log.lastWrite.put(id, version);
+            }
+        }
+        return log;
+    }
+}

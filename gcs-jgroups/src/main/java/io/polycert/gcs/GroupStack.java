@@ -1,0 +1,229 @@
+package io.polycert.gcs;
+
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.UnknownHostException;
+import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.MessageDigest;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.stream.Collectors;
+import javax.crypto.SecretKey;
+import javax.crypto.spec.SecretKeySpec;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.AUTH;
+import org.jgroups.protocols.DELAY;
+import org.jgroups.protocols.DISCARD;
+import org.jgroups.protocols.FD_ALL3;
+import org.jgroups.protocols.FD_SOCK2;
+import org.jgroups.protocols.FRAG4;
+import org.jgroups.protocols.MERGE3;
+import org.jgroups.protocols.MFC;
+import org.jgroups.protocols.PING;
+import org.jgroups.protocols.SHARED_LOOPBACK;
+import org.jgroups.protocols.SHARED_LOOPBACK_PING;
+import org.jgroups.protocols.SYM_ENCRYPT;
+import org.jgroups.protocols.TCP;
+import org.jgroups.protocols.TCPPING;
+import org.jgroups.protocols.TP;
+import org.jgroups.protocols.UDP;
+import org.jgroups.protocols.UFC;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.VERIFY_SUSPECT2;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
+import org.jgroups.protocols.pbcast.STABLE;
+import org.jgroups.stack.Protocol;
+
+/**
+ * The JGroups protocol stack a member runs. Three built-in kinds: {@link #embedded()} (members in one JVM, for
+ * tests and the demo), {@link #tcp} and {@link #udp} (clusters across machines); or {@link #fromXml} for a stack
+ * the application configures itself (see {@code polycert-tcp.xml} in this jar for a template). Options:
+ * {@link #secured(byte[])} adds join authentication and encryption from a shared secret;
+ * {@link #failureDetection(Duration)} sets how soon a silent member is excluded.
+ *
+ * <p>Immutable; every method returns a new stack description.
+ */
+public final class GroupStack {
+    private enum Kind { EMBEDDED, TCP, UDP, XML }
+
+    private final Kind kind;
+    private final InetSocketAddress bind;
+    private final List<InetSocketAddress> initialHosts;
+    private final String mcastAddress;
+    private final int mcastPort;
+    private final String xml;
+    private final byte[] secret;
+    private final Duration failureTimeout;
+    private final boolean faultInjection;
+
+    private GroupStack(Kind kind, InetSocketAddress bind, List<InetSocketAddress> initialHosts, String mcastAddress,
+            int mcastPort, String xml, byte[] secret, Duration failureTimeout, boolean faultInjection) {
+        this.kind = kind;
+        this.bind = bind;
+        this.initialHosts = initialHosts;
+        this.mcastAddress = mcastAddress;
+        this.mcastPort = mcastPort;
+        this.xml = xml;
+        this.secret = secret;
+        this.failureTimeout = failureTimeout;
+        this.faultInjection = faultInjection;
+    }
+
+    /** Members in this JVM only (JGroups SHARED_LOOPBACK): no sockets. */
+    public static GroupStack embedded() {
+        return new GroupStack(Kind.EMBEDDED, null, List.of(), null, 0, null, null, Duration.ofSeconds(3), false);
+    }
+
+    /** TCP, listening on {@code bind}, discovering the other members among {@code initialHosts}. */
+    public static GroupStack tcp(InetSocketAddress bind, List<InetSocketAddress> initialHosts) {
+        Objects.requireNonNull(bind, "bind");
+        if (initialHosts.isEmpty()) {
+            throw new IllegalArgumentException("a TCP stack needs at least one initial host to discover members");
+        }
+        return new GroupStack(Kind.TCP, bind, List.copyOf(initialHosts), null, 0, null, null, Duration.ofSeconds(10),
+                false);
+    }
+
+    /** UDP with IP multicast discovery and transport. */
+    public static GroupStack udp(InetSocketAddress bind, String mcastAddress, int mcastPort) {
+        Objects.requireNonNull(bind, "bind");
+        Objects.requireNonNull(mcastAddress, "mcastAddress");
+        return new GroupStack(Kind.UDP, bind, List.of(), mcastAddress, mcastPort, null, null, Duration.ofSeconds(10),
+                false);
+    }
+
+    /**
+     * A stack from a JGroups XML file or class-path resource, used as is. It must provide reliable FIFO
+     * multicast and unicast (NAKACK2, UNICAST3) and membership (GMS); PolyCert adds nothing to it.
+     */
+    public static GroupStack fromXml(String fileOrResource) {
+        return new GroupStack(Kind.XML, null, List.of(), null, 0, Objects.requireNonNull(fileOrResource), null, null,
+                false);
+    }
+
+    /**
+     * Joining requires the secret (JGroups AUTH with {@link SharedSecretToken}) and every message is encrypted
+     * with a key derived from it (JGroups SYM_ENCRYPT); the secret itself never crosses the wire. Members with
+     * another secret cannot join, and what they send cannot be decrypted, so it is dropped.
+     */
+    public GroupStack secured(byte[] sharedSecret) {
+        if (kind == Kind.XML) {
+            throw new IllegalStateException("configure security in the XML stack itself");
+        }
+        if (sharedSecret == null || sharedSecret.length < 16) {
+            throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
+        }
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, sharedSecret.clone(),
+                failureTimeout, faultInjection);
+    }
+
+    /** How long a member may stay silent before it is suspected and excluded. */
+    public GroupStack failureDetection(Duration timeout) {
+        if (timeout.toMillis() < 100) {
+            throw new IllegalArgumentException("failure detection timeout below 100 ms: " + timeout);
+        }
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, timeout, faultInjection);
+    }
+
+    /** Adds JGroups' DISCARD and DELAY layers above the transport, for fault-injection tests. */
+    public GroupStack faultInjection() {
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, failureTimeout, true);
+    }
+
+    JChannel newChannel() throws Exception {
+        if (kind == Kind.XML) {
+            return new JChannel(xml);
+        }
+        List<Protocol> stack = new ArrayList<>();
+        TP transport = switch (kind) {
+            case EMBEDDED -> new SHARED_LOOPBACK();
+            case TCP -> new TCP().setValue("tcp_nodelay", true);
+            case UDP -> new UDP().setValue("mcast_group_addr", InetAddress.getByName(mcastAddress))
+                    .setValue("mcast_port", mcastPort);
+            default -> throw new AssertionError(kind);
+        };
+        if (bind != null) {
+            transport.setBindAddress(bind.getAddress()).setBindPort(bind.getPort());
+            transport.setValue("port_range", 0);
+        }
+        stack.add(transport);
+        if (faultInjection) {
+            stack.add(new DISCARD());
+            stack.add(new DELAY());
+        }
+        switch (kind) {
+            case EMBEDDED -> stack.add(new SHARED_LOOPBACK_PING());
+            case TCP -> stack.add(new TCPPING().setValue("initial_hosts_str", initialHosts.stream()
+                    .map(a -> hostOf(a) + "[" + a.getPort() + "]").collect(Collectors.joining(",")))
+                    .setValue("port_range", 0));
+            case UDP -> stack.add(new PING());
+            default -> throw new AssertionError(kind);
+        }
+        long timeout = failureTimeout.toMillis();
+        stack.add(new MERGE3().setValue("min_interval", Math.max(500, timeout / 2))
+                .setValue("max_interval", Math.max(1000, timeout)));
+        if (kind != Kind.EMBEDDED) {
+            stack.add(new FD_SOCK2());
+        }
+        stack.add(new FD_ALL3().setTimeout(timeout).setInterval(Math.max(100, timeout / 4)));
+        stack.add(new VERIFY_SUSPECT2().setValue("timeout", Math.max(100, timeout / 4)));
+        if (secret != null) {
+            SYM_ENCRYPT encrypt = new SYM_ENCRYPT();
+            encrypt.setSecretKey(derive(secret, "polycert-encrypt-v1", "AES", 16));
+            stack.add(encrypt);
+        }
+        stack.add(new NAKACK2().setValue("use_mcast_xmit", false));
+        stack.add(new UNICAST3());
+        // Purge delivered messages from retransmission buffers often: at high rates the defaults hold gigabytes.
+        stack.add(new STABLE().setDesiredAverageGossip(1000).setMaxBytes(8_000_000));
+        if (secret != null) {
+            stack.add(new AUTH().setAuthToken(new SharedSecretToken(derive(secret, "polycert-auth-v1", "HmacSHA256", 32)
+                    .getEncoded())));
+        }
+        stack.add(new GMS().setJoinTimeout(Math.max(500, timeout / 2)).printLocalAddress(false));
+        // Flow control: without it a fast sender can outrun a slow member until the heap runs out.
+        stack.add(new UFC());
+        stack.add(new MFC());
+        stack.add(new FRAG4());
+        JChannel channel = new JChannel(stack);
+        // A deeper sender queue than the default 16k: that one drops small messages under load, which then
+        // wait a retransmission round (about a second) to arrive.
+        if (transport.getBundler() instanceof org.jgroups.protocols.BaseBundler bundler) {
+            bundler.setCapacity(65536);
+        }
+        return channel;
+    }
+
+    private static String hostOf(InetSocketAddress a) {
+        return a.getAddress() != null ? a.getAddress().getHostAddress() : a.getHostString();
+    }
+
+    private static SecretKey derive(byte[] secret, String label, String algorithm, int bytes) {
+        try {
+            MessageDigest sha = MessageDigest.getInstance("SHA-256");
+            sha.update(label.getBytes(StandardCharsets.UTF_8));
+            sha.update(secret);
+            byte[] key = java.util.Arrays.copyOf(sha.digest(), bytes);
+            return new SecretKeySpec(key, algorithm);
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("SHA-256 unavailable", e);
+        }
+    }
+
+    static InetSocketAddress loopback(int port) {
+        try {
+            return new InetSocketAddress(InetAddress.getByName("127.0.0.1"), port);
+        } catch (UnknownHostException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    @Override
+    public String toString() {
+        return kind.name().toLowerCase() + (secret != null ? "+secured" : "") + (faultInjection ? "+faults" : "");
+    }
+}

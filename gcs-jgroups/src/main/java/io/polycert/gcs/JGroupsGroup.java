@@ -1,0 +1,355 @@
+package io.polycert.gcs;
+
+import io.polycert.core.group.GroupListener;
+import io.polycert.core.group.GroupMember;
+import io.polycert.core.group.GroupStatistics;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.NotInMajorityException;
+import io.polycert.core.group.StateHandler;
+import io.polycert.core.group.View;
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.DELAY;
+import org.jgroups.protocols.DISCARD;
+
+/**
+ * A member of a PolyCert group over JGroups.
+ *
+ * <pre>{@code
+ * GroupMember member = JGroupsGroup.builder("bank")
+ *         .stack(GroupStack.embedded())
+ *         .listener(myListener)
+ *         .stateHandler(myState)
+ *         .join();
+ * }</pre>
+ *
+ * {@link Builder#join()} returns once the member is in a primary view and, if it joined a running group, has
+ * received the group's state: from then on it delivers every message ordered after that point.
+ */
+public final class JGroupsGroup implements GroupMember {
+    private final JGroupsTransport transport;
+    private final EngineLoop loop;
+    private final DeliveryThread delivery;
+    private final GroupEngine engine;
+    private final Semaphore outstanding;
+    private final String name;
+    private volatile View view;
+    private volatile boolean closed;
+    private final CompletableFuture<View> firstPrimaryView = new CompletableFuture<>();
+
+    private JGroupsGroup(Builder b) throws Exception {
+        this.name = b.memberName;
+        JChannel channel = b.stack.newChannel();
+        channel.name(b.memberName);
+        // Our own address, so the engine exists before connect() starts delivering views and messages.
+        MemberId self = b.identity != null ? b.identity : MemberId.random(b.memberName);
+        org.jgroups.util.UUID address = new org.jgroups.util.UUID(self.high(), self.low());
+        channel.addAddressGenerator(() -> address);
+        this.transport = new JGroupsTransport(channel, self);
+        this.loop = new EngineLoop(b.memberName);
+        this.outstanding = new Semaphore(b.maxOutstanding);
+        this.delivery = new DeliveryThread(b.memberName, b.listener, b.stateHandler, v -> {
+            this.view = v;
+            if (v.primary()) {
+                firstPrimaryView.complete(v);
+            }
+        });
+        this.engine = new GroupEngine(self, transport, delivery,
+                new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding), loop);
+        engine.onOwnDelivered(outstanding::release);
+        transport.handler(new Transport.Handler() {
+            @Override
+            public void receive(MemberId from, byte[] message) {
+                loop.execute(() -> engine.onMessage(from, message));
+            }
+
+            @Override
+            public void viewChanged(TransportView v) {
+                loop.execute(() -> engine.onView(v));
+            }
+        });
+        loop.start(engine);
+        try {
+            transport.connect(b.cluster);
+            firstPrimaryView.get(b.joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException e) {
+            close();
+            throw new GroupJoinException(b.memberName + " joined cluster '" + b.cluster + "' but got no primary view"
+                    + " with the group's state within " + b.joinTimeout + " (too few members to found it, see"
+                    + " minimumMembers, or the group's majority is unreachable)", e);
+        } catch (ExecutionException e) {
+            close();
+            throw new GroupJoinException("joining cluster '" + b.cluster + "' failed", e.getCause());
+        } catch (Exception e) {
+            close();
+            throw e;
+        }
+    }
+
+    /** JGroups' DISCARD layer, present when the stack was built with {@link GroupStack#faultInjection()}. */
+    DISCARD discard() {
+        return transport.channel().getProtocolStack().findProtocol(DISCARD.class);
+    }
+
+    /** JGroups' DELAY layer, present when the stack was built with {@link GroupStack#faultInjection()}. */
+    DELAY delay() {
+        return transport.channel().getProtocolStack().findProtocol(DELAY.class);
+    }
+
+    JChannel channel() {
+        return transport.channel();
+    }
+
+    GroupEngine engine() {
+        return engine;
+    }
+
+    @Override
+    public MemberId self() {
+        return engine.self;
+    }
+
+    @Override
+    public View view() {
+        return view;
+    }
+
+    @Override
+    public void broadcast(byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        checkUsable();
+        try {
+            outstanding.acquire();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while waiting for flow control", e);
+        }
+        loop.execute(() -> {
+            try {
+                engine.broadcast(payload);
+            } catch (NotInMajorityException e) {
+                outstanding.release();
+            }
+        });
+    }
+
+    @Override
+    public void reliableBroadcast(byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        checkUsable();
+        loop.execute(() -> engine.reliableBroadcast(payload));
+    }
+
+    @Override
+    public void multicast(Collection<MemberId> destinations, byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        checkUsable();
+        List<MemberId> dests = List.copyOf(destinations);
+        View v = view;
+        for (MemberId d : dests) {
+            if (v != null && !v.contains(d)) {
+                throw new IllegalArgumentException("destination " + d + " is not in the view " + v.members());
+            }
+        }
+        loop.execute(() -> {
+            try {
+                engine.multicast(dests, payload);
+            } catch (IllegalArgumentException e) {
+                engine.log.warn("multicast dropped: {}", e.getMessage());
+            }
+        });
+    }
+
+    @Override
+    public void send(MemberId destination, byte[] payload) {
+        Objects.requireNonNull(payload, "payload");
+        Objects.requireNonNull(destination, "destination");
+        checkUsable();
+        loop.execute(() -> engine.send(destination, payload));
+    }
+
+    private void checkUsable() {
+        if (closed) {
+            throw new IllegalStateException(name + " has left the group");
+        }
+        View v = view;
+        if (v != null && !v.primary()) {
+            throw new NotInMajorityException(name + " is in a minority view " + v.members()
+                    + " and cannot reach the group's majority");
+        }
+    }
+
+    @Override
+    public GroupStatistics statistics() {
+        GroupEngine e = engine;
+        return new GroupStatistics() {
+            @Override
+            public long selfDeliveries() {
+                return e.selfDeliveries();
+            }
+
+            @Override
+            public double meanSelfDeliveryNanos() {
+                return e.meanSelfDeliveryNanos();
+            }
+
+            @Override
+            public int undeliveredBroadcasts() {
+                return e.undelivered();
+            }
+
+            @Override
+            public long orderedDeliveries() {
+                return e.orderedDeliveries();
+            }
+
+            @Override
+            public long bytesSent() {
+                return e.bytesSent();
+            }
+
+            @Override
+            public long bytesDelivered() {
+                return e.bytesDelivered();
+            }
+
+            @Override
+            public long droppedMessages() {
+                return e.dropped();
+            }
+
+            @Override
+            public long messagesSent() {
+                return transport.messagesSent();
+            }
+        };
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        transport.close();
+        loop.stop();
+        delivery.stop();
+    }
+
+    @Override
+    public String toString() {
+        return "JGroupsGroup[" + name + "]";
+    }
+
+    public static Builder builder(String cluster) {
+        return new Builder(cluster);
+    }
+
+    /** Settings of a member; {@link #join()} creates it. */
+    public static final class Builder {
+        private final String cluster;
+        private String memberName = "member-" + Long.toHexString(System.nanoTime() & 0xffffff);
+        private GroupStack stack = GroupStack.embedded();
+        private GroupListener listener;
+        private StateHandler stateHandler = StateHandler.NONE;
+        private TomVariant tomVariant = TomVariant.DECENTRALIZED;
+        private int minimumMembers = 1;
+        private int maxOutstanding = 20_000;
+        private Duration joinTimeout = Duration.ofSeconds(30);
+        private MemberId identity;
+
+        private Builder(String cluster) {
+            if (cluster == null || cluster.isBlank()) {
+                throw new IllegalArgumentException("the cluster needs a name");
+            }
+            this.cluster = cluster;
+        }
+
+        public Builder memberName(String name) {
+            this.memberName = Objects.requireNonNull(name, "name");
+            return this;
+        }
+
+        public Builder stack(GroupStack stack) {
+            this.stack = Objects.requireNonNull(stack, "stack");
+            return this;
+        }
+
+        public Builder listener(GroupListener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        public Builder stateHandler(StateHandler stateHandler) {
+            this.stateHandler = Objects.requireNonNull(stateHandler, "stateHandler");
+            return this;
+        }
+
+        public Builder tomVariant(TomVariant variant) {
+            this.tomVariant = Objects.requireNonNull(variant, "variant");
+            return this;
+        }
+
+        /**
+         * Members that must be present to found a new group (default 1). Set it to a majority of the intended
+         * cluster size so that two halves started apart can never both found one.
+         */
+        public Builder minimumMembers(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("minimumMembers must be at least 1, was " + n);
+            }
+            this.minimumMembers = n;
+            return this;
+        }
+
+        /** Own broadcasts allowed in flight before {@code broadcast} blocks (default 20,000). */
+        public Builder maxOutstanding(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("maxOutstanding must be at least 1, was " + n);
+            }
+            this.maxOutstanding = n;
+            return this;
+        }
+
+        public Builder joinTimeout(Duration timeout) {
+            this.joinTimeout = Objects.requireNonNull(timeout, "timeout");
+            return this;
+        }
+
+        /**
+         * The identity to join with (default: a fresh random one), for callers that need it before the join
+         * completes. Its name must be the member name. Never reuse one across incarnations.
+         */
+        public Builder identity(MemberId identity) {
+            this.identity = Objects.requireNonNull(identity, "identity");
+            this.memberName = identity.name();
+            return this;
+        }
+
+        /**
+         * Joins the group and waits until this member is in a primary view with the group's state.
+         *
+         * @throws GroupJoinException if that does not happen within the join timeout, or the stack fails
+         */
+        public JGroupsGroup join() {
+            if (listener == null) {
+                throw new IllegalStateException("a listener is required: builder.listener(...)");
+            }
+            try {
+                return new JGroupsGroup(this);
+            } catch (GroupJoinException e) {
+                throw e;
+            } catch (Exception e) {
+                throw new GroupJoinException("could not join cluster '" + cluster + "' as " + memberName + ": " + e, e);
+            }
+        }
+    }
+}

@@ -1,0 +1,136 @@
+package io.polycert.gcs;
+
+import io.polycert.core.group.MemberId;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import org.jgroups.Address;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.Message;
+import org.jgroups.Receiver;
+import org.jgroups.View;
+import org.jgroups.util.NameCache;
+import org.jgroups.util.UUID;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** {@link Transport} over a JChannel: NAKACK2 and UNICAST3 give reliable FIFO multicast and unicast. */
+final class JGroupsTransport implements Transport, Receiver {
+    private static final Logger LOG = LoggerFactory.getLogger(JGroupsTransport.class);
+
+    private final JChannel channel;
+    private final Map<MemberId, Address> addresses = new ConcurrentHashMap<>();
+    private final MemberId self;
+    private volatile Handler handler;
+    private final java.util.concurrent.atomic.LongAdder sent = new java.util.concurrent.atomic.LongAdder();
+
+    JGroupsTransport(JChannel channel, MemberId self) {
+        this.channel = channel;
+        this.self = self;
+        channel.setReceiver(this);
+    }
+
+    void handler(Handler handler) {
+        this.handler = handler;
+    }
+
+    void connect(String cluster) throws Exception {
+        channel.connect(cluster);
+    }
+
+    JChannel channel() {
+        return channel;
+    }
+
+    static MemberId member(Address a) {
+        String name = NameCache.get(a);
+        if (a instanceof UUID u) {
+            return new MemberId(u.getMostSignificantBits(), u.getLeastSignificantBits(), name != null ? name
+                    : a.toString());
+        }
+        throw new IllegalArgumentException("unsupported JGroups address type " + a.getClass().getName());
+    }
+
+    Address address(MemberId m) {
+        return addresses.get(m);
+    }
+
+    @Override
+    public MemberId self() {
+        return self;
+    }
+
+    @Override
+    public void send(MemberId to, byte[] message) {
+        Address a = addresses.get(to);
+        if (a == null) {
+            LOG.debug("not sending to {}: not in the view", to);
+            return;
+        }
+        sent.increment();
+        try {
+            channel.send(new BytesMessage(a, message));
+        } catch (Exception e) {
+            LOG.debug("send to {} failed: {}", to, e.toString());
+        }
+    }
+
+    @Override
+    public void multicast(byte[] message) {
+        sent.increment();
+        try {
+            channel.send(new BytesMessage(null, message));
+        } catch (Exception e) {
+            LOG.debug("multicast failed: {}", e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        channel.close();
+    }
+
+    long messagesSent() {
+        return sent.sum();
+    }
+
+    @Override
+    public void receive(Message msg) {
+        Handler h = handler;
+        if (h == null || msg.getSrc() == null) {
+            return;
+        }
+        byte[] bytes;
+        if (msg.getOffset() == 0 && msg.getArray() != null && msg.getLength() == msg.getArray().length) {
+            bytes = msg.getArray();
+        } else if (msg.getArray() != null) {
+            bytes = java.util.Arrays.copyOfRange(msg.getArray(), msg.getOffset(), msg.getOffset() + msg.getLength());
+        } else {
+            return;
+        }
+        MemberId from;
+        try {
+            from = member(msg.getSrc());
+        } catch (IllegalArgumentException e) {
+            return;
+        }
+        h.receive(from, bytes);
+    }
+
+    @Override
+    public void viewAccepted(View view) {
+        List<MemberId> members = new ArrayList<>();
+        for (Address a : view.getMembers()) {
+            MemberId m = member(a);
+            addresses.put(m, a);
+            members.add(m);
+        }
+        addresses.keySet().retainAll(members);
+        Handler h = handler;
+        if (h != null) {
+            h.viewChanged(new TransportView(view.getViewId().getId(), member(view.getCreator()), members));
+        }
+    }
+}
