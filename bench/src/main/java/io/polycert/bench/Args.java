@@ -77,6 +77,17 @@ final class Args {
         }
     }
 
+    boolean flag(String name) throws UsageException {
+        String v = values.get(name);
+        if (v == null) {
+            return false;
+        }
+        if (!v.equals("true") && !v.equals("false")) {
+            throw new UsageException("--" + name + " must be true or false, was '" + v + "'");
+        }
+        return Boolean.parseBoolean(v);
+    }
+
     int[] intList(String name, int[] defaultValue, int min, int max) throws UsageException {
         String v = values.get(name);
         if (v == null) {

@@ -16,12 +16,17 @@ import java.util.Map;
  */
 public final class Main {
     private static final Map<String, String> COMMANDS = Args.describe(
-            "demo", "(default) bank transfers on PolyCert's STM with a live progress line",
+            "demo", "(default) bank transfers on 3 in-JVM replicas, NVC/BFC/VC by read-set size, progress line",
+            "local-demo", "bank transfers on one embedded (not replicated) STM",
+            "bank", "replicated Bank benchmark: NVC vs BFC vs VC for read-sets of 1 to 100,000 (paper's Fig. 2)",
             "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes",
             "broadcast", "atomic broadcast: PolyCert uniform AB vs JGroups SEQUENCER vs raw multicast, 100 B to 1 MB",
             "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations");
     private static final Map<String, String> OPTIONS = Args.describe(
-            "threads", "worker threads (default 2)",
+            "threads", "worker threads (per replica in replicated commands; default 1, local ones 2)",
+            "replicas", "demo, bank: replicas in this JVM (default 3)",
+            "read-sets", "bank: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000)",
+            "disjoint", "bank: true to give each thread its own accounts (no conflicts; default false)",
             "accounts", "bank accounts (default 1000)",
             "seconds", "demo: run time; others: seconds per trial (default 5 / 2 / 3 / 3)",
             "rounds", "stm-compare, broadcast: interleaved rounds (default 5 / 3)",
@@ -55,11 +60,21 @@ public final class Main {
         }
         try {
             Args parsed = new Args(args, OPTIONS.keySet());
-            int threads = parsed.intValue("threads", 2, 1, 1024);
+            int threads = parsed.intValue("threads", 2, 1, 1024); // local commands
             int accounts = parsed.intValue("accounts", 1000, 2, 100_000_000);
             switch (command) {
-                case "demo" -> new LocalBankDemo(threads, accounts, parsed.doubleValue("seconds", 5, 0.1, 86_400), out)
-                        .run();
+                case "demo" -> new io.polycert.bench.replicated.ReplicatedBankDemo(parsed.intValue("replicas", 3, 1, 16),
+                        parsed.intValue("threads", 1, 1, 64), accounts, parsed.doubleValue("seconds", 10, 0.1, 86_400),
+                        out).run();
+                case "local-demo" -> new LocalBankDemo(threads, accounts, parsed.doubleValue("seconds", 5, 0.1, 86_400),
+                        out).run();
+                case "bank" -> new io.polycert.bench.replicated.BankBenchmark(
+                        new io.polycert.bench.replicated.BankBenchmark.Options(parsed.intValue("replicas", 3, 1, 16),
+                                parsed.intValue("threads", 1, 1, 64), parsed.intList("read-sets",
+                                        new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
+                                java.util.List.of(io.polycert.oracle.Protocol.values()),
+                                parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 3, 0.1, 3600),
+                                parsed.intValue("rounds", 1, 1, 100), parsed.flag("disjoint")), out).run();
                 case "stm-compare" -> new LocalStmComparison(new LocalStmComparison.Options(threads, accounts,
                         parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 2, 0.1, 3600),
                         parsed.intValue("rounds", 5, 1, 1000)), out).run();

@@ -36,8 +36,15 @@ class MainTest {
     }
 
     @Test
-    void demoRunsAndChecksTheInvariant() {
-        assertEquals(0, run("demo", "--seconds", "0.3", "--accounts", "50"));
+    void localDemoRunsAndChecksTheInvariant() {
+        assertEquals(0, run("local-demo", "--seconds", "0.3", "--accounts", "50"));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("invariant holds"));
+    }
+
+    @Test
+    void replicatedDemoRunsAndChecksTheInvariantAtEveryReplica() {
+        assertEquals(0, run("demo", "--seconds", "1", "--accounts", "300"));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertEquals(3, text.split("invariant holds", -1).length - 1, text);
     }
 }

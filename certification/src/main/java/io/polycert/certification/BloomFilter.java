@@ -35,26 +35,25 @@ final class BloomFilter {
     }
 
     void add(long id) {
-        long h = mix(id);
-        int h1 = (int) h;
-        int h2 = (int) (h >>> 32) | 1;
         for (int i = 0; i < hashes; i++) {
-            int bit = Math.floorMod(h1 + i * h2, numBits);
+            int bit = probe(id, i);
             bits[bit >>> 6] |= 1L << bit;
         }
     }
 
     boolean mightContain(long id) {
-        long h = mix(id);
-        int h1 = (int) h;
-        int h2 = (int) (h >>> 32) | 1;
         for (int i = 0; i < hashes; i++) {
-            int bit = Math.floorMod(h1 + i * h2, numBits);
+            int bit = probe(id, i);
             if ((bits[bit >>> 6] & (1L << bit)) == 0) {
                 return false;
             }
         }
         return true;
+    }
+
+    /** The i-th bit for an id: an independent hash per probe (double hashing clusters in small filters). */
+    private int probe(long id, int i) {
+        return (int) Long.remainderUnsigned(mix(id + i * 0x9E3779B97F4A7C15L), numBits);
     }
 
     /** The 64-bit finalizer of MurmurHash3: spreads sequential ids over all bits. */

@@ -212,8 +212,9 @@ final class AtomicBroadcast {
         ValueOutput out = Wire.out(MessageType.ORDER, batchBytes + 64);
         ballot.write(out);
         out.writeVarInt(batch.size());
+        List<MemberId> members = installedView.members();
         for (Entry e : batch) {
-            e.write(out);
+            e.writeCompact(out, members);
         }
         batch.clear();
         batchBytes = 0;
@@ -222,14 +223,15 @@ final class AtomicBroadcast {
 
     void onOrder(MemberId from, ValueInput in) {
         Ballot b = Ballot.read(in);
-        int n = in.readLength(20);
-        List<Entry> entries = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            entries.add(Entry.read(in));
-        }
         if (from.equals(self) || !b.equals(ballot) || mode != Mode.NORMAL
                 || !from.equals(installedView.coordinator())) {
-            return; // our own batch (already logged), or another epoch's
+            return; // our own batch (already logged), or another epoch's (whose view we may not know)
+        }
+        int n = in.readLength(5);
+        List<MemberId> members = installedView.members();
+        List<Entry> entries = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            entries.add(Entry.readCompact(in, members));
         }
         for (Entry entry : entries) {
             if (entry.seq() != receivedUpTo + 1) {

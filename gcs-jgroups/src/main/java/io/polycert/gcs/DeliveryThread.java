@@ -4,8 +4,6 @@ import io.polycert.core.group.GroupListener;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.StateHandler;
 import io.polycert.core.group.View;
-import java.io.ByteArrayInputStream;
-import java.io.ByteArrayOutputStream;
 import java.util.concurrent.LinkedTransferQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
@@ -14,23 +12,20 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Calls the application's {@link GroupListener} (and {@link StateHandler}) on a thread of its own, in the order
- * the engine delivered, so slow application code never stalls the protocol. An exception from the application
- * is logged and the thread goes on.
+ * the engine delivered, so slow application code never stalls the protocol. Each call is an
+ * {@link InlineDelivery} call moved to this thread, so an exception from the application is logged and the
+ * thread goes on.
  */
 final class DeliveryThread implements DeliverySink {
     private static final Logger LOG = LoggerFactory.getLogger(DeliveryThread.class);
 
     private final LinkedTransferQueue<Runnable> queue = new LinkedTransferQueue<>();
     private final Thread thread;
-    private final GroupListener listener;
-    private final StateHandler state;
-    private final Consumer<View> onView;
+    private final InlineDelivery target;
     private volatile boolean stopped;
 
     DeliveryThread(String name, GroupListener listener, StateHandler state, Consumer<View> onView) {
-        this.listener = listener;
-        this.state = state;
-        this.onView = onView;
+        this.target = new InlineDelivery(listener, state, onView);
         this.thread = new Thread(this::run, "polycert-delivery-" + name);
         this.thread.setDaemon(true);
         this.thread.start();
@@ -60,64 +55,41 @@ final class DeliveryThread implements DeliverySink {
 
     @Override
     public void ordered(MemberId origin, long position, byte[] payload) {
-        queue.add(() -> listener.deliverOrdered(origin, position, payload));
+        queue.add(() -> target.ordered(origin, position, payload));
     }
 
     @Override
     public void view(View view, long position) {
-        queue.add(() -> {
-            listener.viewInstalled(view, position);
-            onView.accept(view);
-        });
+        queue.add(() -> target.view(view, position));
     }
 
     @Override
     public void reliable(MemberId origin, byte[] payload) {
-        queue.add(() -> listener.deliverReliable(origin, payload));
+        queue.add(() -> target.reliable(origin, payload));
     }
 
     @Override
     public void multicast(MemberId origin, byte[] payload) {
-        queue.add(() -> listener.deliverMulticast(origin, payload));
+        queue.add(() -> target.multicast(origin, payload));
     }
 
     @Override
     public void direct(MemberId origin, byte[] payload) {
-        queue.add(() -> listener.deliverDirect(origin, payload));
+        queue.add(() -> target.direct(origin, payload));
     }
 
     @Override
     public void blocked(View view) {
-        queue.add(() -> {
-            listener.blocked(view);
-            onView.accept(view);
-        });
+        queue.add(() -> target.blocked(view));
     }
 
     @Override
     public void captureState(Consumer<byte[]> then) {
-        queue.add(() -> {
-            ByteArrayOutputStream out = new ByteArrayOutputStream();
-            try {
-                state.writeState(out);
-            } catch (Exception e) {
-                LOG.error("writing the state for a joining member failed; it will get it from a later view", e);
-                return;
-            }
-            then.accept(out.toByteArray());
-        });
+        queue.add(() -> target.captureState(then));
     }
 
     @Override
     public void installState(byte[] bytes, Runnable then) {
-        queue.add(() -> {
-            try {
-                state.readState(new ByteArrayInputStream(bytes));
-            } catch (Exception e) {
-                LOG.error("installing the transferred state failed; this member cannot continue", e);
-                return;
-            }
-            then.run();
-        });
+        queue.add(() -> target.installState(bytes, then));
     }
 }

@@ -1,76 +1,93 @@
 package io.polycert.gcs;
 
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
-import java.util.concurrent.LinkedTransferQueue;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The one thread a group engine runs on. Events (messages, views, local calls) are queued and run in order; when
- * the queue runs dry (or every few hundred events under load) the engine is flushed, which is what batches
- * messages and acknowledgements naturally: the busier the member, the bigger the batches.
+ * Runs a group engine's events one at a time without a thread of its own: whichever thread brings an event (a
+ * JGroups receiver thread, an application thread broadcasting) runs it if the engine is free, together with any
+ * events queued meanwhile, and flushes the engine when the queue runs dry; if the engine is busy, the event is
+ * queued for the thread already inside. So an uncontended message costs no thread hand-off (on a 2-core machine
+ * each hand-off can cost a scheduling delay), and under load the flush still batches naturally: the busier the
+ * member, the more events per flush.
  */
 final class EngineLoop implements Executor {
     private static final Logger LOG = LoggerFactory.getLogger(EngineLoop.class);
     private static final int FLUSH_EVERY = 256;
 
-    private final LinkedTransferQueue<Runnable> queue = new LinkedTransferQueue<>();
-    private final Thread thread;
+    private final ConcurrentLinkedQueue<Runnable> queue = new ConcurrentLinkedQueue<>();
+    private final ReentrantLock running = new ReentrantLock();
+    private final String name;
     private volatile GroupEngine engine;
     private volatile boolean stopped;
 
     EngineLoop(String name) {
-        this.thread = new Thread(this::run, "polycert-engine-" + name);
-        this.thread.setDaemon(true);
+        this.name = name;
     }
 
     void start(GroupEngine engine) {
         this.engine = engine;
-        thread.start();
+        drain();
     }
 
     @Override
     public void execute(Runnable task) {
-        if (!stopped) {
-            queue.add(task);
+        if (stopped) {
+            return;
         }
-    }
-
-    boolean inLoop() {
-        return Thread.currentThread() == thread;
+        queue.add(task);
+        drain();
     }
 
     void stop() {
         stopped = true;
-        queue.add(() -> { });
-        try {
-            thread.join(TimeUnit.SECONDS.toMillis(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        queue.clear();
+    }
+
+    private void drain() {
+        GroupEngine e = engine;
+        if (e == null) {
+            return; // events wait until the engine exists
+        }
+        // Re-check after unlocking: an event queued just before we let go would otherwise wait for the next one.
+        while (!queue.isEmpty() && !stopped) {
+            if (running.isHeldByCurrentThread() || !running.tryLock()) {
+                return; // the thread inside drains it (or we are that thread, re-entered from a send)
+            }
+            try {
+                int sinceFlush = 0;
+                Runnable task;
+                while ((task = queue.poll()) != null) {
+                    run(e, task);
+                    if (++sinceFlush >= FLUSH_EVERY) {
+                        flush(e);
+                        sinceFlush = 0;
+                    }
+                }
+                flush(e);
+            } finally {
+                running.unlock();
+            }
         }
     }
 
-    private void run() {
-        int sinceFlush = 0;
-        while (!stopped) {
-            try {
-                Runnable task = queue.poll();
-                if (task == null || sinceFlush >= FLUSH_EVERY) {
-                    engine.flush();
-                    sinceFlush = 0;
-                    if (task == null) {
-                        task = queue.take();
-                    }
-                }
-                task.run();
-                sinceFlush++;
-            } catch (InterruptedException e) {
-                return;
-            } catch (RuntimeException | Error e) {
-                // Nothing a single event does may stop the member; the engine logs its own drops.
-                LOG.error("[{}] event failed; continuing", engine.self, e);
-            }
+    private void run(GroupEngine e, Runnable task) {
+        try {
+            task.run();
+        } catch (RuntimeException | Error ex) {
+            // Nothing a single event does may stop the member; the engine logs its own drops.
+            LOG.error("[{}] event failed; continuing", name, ex);
+        }
+    }
+
+    private void flush(GroupEngine e) {
+        try {
+            e.flush();
+        } catch (RuntimeException | Error ex) {
+            LOG.error("[{}] flush failed; continuing", name, ex);
         }
     }
 }

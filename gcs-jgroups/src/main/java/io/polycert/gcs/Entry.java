@@ -25,6 +25,29 @@ record Entry(long seq, MemberId origin, long originSeq, byte kind, byte[] payloa
         return new Entry(seq, origin, originSeq, kind, in.readBytes());
     }
 
+    /** The compact form in ORDER batches: the origin as its index in the epoch's view (both sides know it). */
+    void writeCompact(ValueOutput out, java.util.List<MemberId> members) {
+        int index = members.indexOf(origin);
+        if (index < 0) {
+            throw new IllegalStateException(origin + " ordered but not in the view " + members);
+        }
+        out.writeVarLong(seq).writeVarInt(index).writeVarLong(originSeq).writeByte(kind).writeBytes(payload);
+    }
+
+    static Entry readCompact(ValueInput in, java.util.List<MemberId> members) {
+        long seq = Wire.readPositive(in);
+        int index = in.readVarInt();
+        if (index < 0 || index >= members.size()) {
+            throw new CodecException("origin index " + index + " outside a view of " + members.size());
+        }
+        long originSeq = Wire.readPositive(in);
+        byte kind = in.readByte();
+        if (kind != MessageType.ENTRY_APP && kind != MessageType.ENTRY_TOM_RESOLVE) {
+            throw new CodecException("entry kind " + kind + " in an ORDER batch");
+        }
+        return new Entry(seq, members.get(index), originSeq, kind, in.readBytes());
+    }
+
     int size() {
         return payload.length + 48;
     }

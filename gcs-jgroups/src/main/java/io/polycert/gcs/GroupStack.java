@@ -59,9 +59,10 @@ public final class GroupStack {
     private final byte[] secret;
     private final Duration failureTimeout;
     private final boolean faultInjection;
+    private final boolean delay;
 
     private GroupStack(Kind kind, InetSocketAddress bind, List<InetSocketAddress> initialHosts, String mcastAddress,
-            int mcastPort, String xml, byte[] secret, Duration failureTimeout, boolean faultInjection) {
+            int mcastPort, String xml, byte[] secret, Duration failureTimeout, boolean faultInjection, boolean delay) {
         this.kind = kind;
         this.bind = bind;
         this.initialHosts = initialHosts;
@@ -71,11 +72,13 @@ public final class GroupStack {
         this.secret = secret;
         this.failureTimeout = failureTimeout;
         this.faultInjection = faultInjection;
+        this.delay = delay;
     }
 
     /** Members in this JVM only (JGroups SHARED_LOOPBACK): no sockets. */
     public static GroupStack embedded() {
-        return new GroupStack(Kind.EMBEDDED, null, List.of(), null, 0, null, null, Duration.ofSeconds(3), false);
+        return new GroupStack(Kind.EMBEDDED, null, List.of(), null, 0, null, null, Duration.ofSeconds(3), false,
+                false);
     }
 
     /** TCP, listening on {@code bind}, discovering the other members among {@code initialHosts}. */
@@ -85,7 +88,7 @@ public final class GroupStack {
             throw new IllegalArgumentException("a TCP stack needs at least one initial host to discover members");
         }
         return new GroupStack(Kind.TCP, bind, List.copyOf(initialHosts), null, 0, null, null, Duration.ofSeconds(10),
-                false);
+                false, false);
     }
 
     /** UDP with IP multicast discovery and transport. */
@@ -93,7 +96,7 @@ public final class GroupStack {
         Objects.requireNonNull(bind, "bind");
         Objects.requireNonNull(mcastAddress, "mcastAddress");
         return new GroupStack(Kind.UDP, bind, List.of(), mcastAddress, mcastPort, null, null, Duration.ofSeconds(10),
-                false);
+                false, false);
     }
 
     /**
@@ -102,7 +105,7 @@ public final class GroupStack {
      */
     public static GroupStack fromXml(String fileOrResource) {
         return new GroupStack(Kind.XML, null, List.of(), null, 0, Objects.requireNonNull(fileOrResource), null, null,
-                false);
+                false, false);
     }
 
     /**
@@ -118,7 +121,7 @@ public final class GroupStack {
             throw new IllegalArgumentException("the cluster secret must have at least 16 bytes");
         }
         return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, sharedSecret.clone(),
-                failureTimeout, faultInjection);
+                failureTimeout, faultInjection, delay);
     }
 
     /** How long a member may stay silent before it is suspected and excluded. */
@@ -126,12 +129,23 @@ public final class GroupStack {
         if (timeout.toMillis() < 100) {
             throw new IllegalArgumentException("failure detection timeout below 100 ms: " + timeout);
         }
-        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, timeout, faultInjection);
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, timeout, faultInjection,
+                delay);
     }
 
-    /** Adds JGroups' DISCARD and DELAY layers above the transport, for fault-injection tests. */
+    /** Adds JGroups' DISCARD layer above the transport, for fault-injection tests (loss, isolation). */
     public GroupStack faultInjection() {
-        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, failureTimeout, true);
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, failureTimeout, true,
+                delay);
+    }
+
+    /**
+     * Adds JGroups' DELAY layer above the transport, to make a member slow in tests. Test use only: in JGroups
+     * 5.5.7 its handler thread busy-polls and survives the channel, burning a core until the JVM exits.
+     */
+    public GroupStack delayLayer() {
+        return new GroupStack(kind, bind, initialHosts, mcastAddress, mcastPort, xml, secret, failureTimeout,
+                faultInjection, true);
     }
 
     JChannel newChannel() throws Exception {
@@ -153,6 +167,8 @@ public final class GroupStack {
         stack.add(transport);
         if (faultInjection) {
             stack.add(new DISCARD());
+        }
+        if (delay) {
             stack.add(new DELAY());
         }
         switch (kind) {
@@ -224,6 +240,7 @@ public final class GroupStack {
 
     @Override
     public String toString() {
-        return kind.name().toLowerCase() + (secret != null ? "+secured" : "") + (faultInjection ? "+faults" : "");
+        return kind.name().toLowerCase() + (secret != null ? "+secured" : "") + (faultInjection ? "+faults" : "")
+                + (delay ? "+delay" : "");
     }
 }

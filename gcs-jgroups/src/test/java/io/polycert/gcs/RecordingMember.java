@@ -111,6 +111,17 @@ class RecordingMember implements GroupListener, StateHandler {
         group.close();
     }
 
+    /** Closes every member, ignoring those that are already gone (killed by the test). */
+    static void closeAll(Iterable<RecordingMember> members) {
+        for (RecordingMember m : members) {
+            try {
+                m.close();
+            } catch (RuntimeException ignored) {
+                // already gone
+            }
+        }
+    }
+
     @Override
     public String toString() {
         return name + "(count=" + count + ", hash=" + Long.toHexString(hash) + ")";

@@ -22,13 +22,7 @@ class SecuredGroupTest {
 
     @AfterEach
     void leave() {
-        members.forEach(m -> {
-            try {
-                m.close();
-            } catch (RuntimeException ignored) {
-                // gone
-            }
-        });
+        RecordingMember.closeAll(members);
     }
 
     private static GroupStack stack(byte[] secret) {

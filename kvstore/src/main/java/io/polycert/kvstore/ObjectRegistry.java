@@ -4,11 +4,16 @@ import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import io.polycert.certification.BoxDirectory;
 import io.polycert.core.VBox;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.LongFunction;
 
 /**
  * Replica-wide box ids to this replica's boxes, holding them weakly (Caffeine weak values): a box the
- * application no longer reaches can be collected, and its entry goes with it.
+ * application no longer reaches can be collected, and its entry goes with it. Roots (negative ids, one per name)
+ * are held strongly: everything replicated hangs off them, and each must exist from version 0 on, whether this
+ * replica or a write from another one creates it first.
  *
  * <p>A consequence to keep in mind: a box that only one replica still reaches (through a local variable, not
  * through replicated state) and that is written into replicated state again later reappears elsewhere as a
@@ -16,15 +21,29 @@ import java.util.function.LongFunction;
  */
 public final class ObjectRegistry implements BoxDirectory {
     private final Cache<Long, VBox<?>> boxes = Caffeine.newBuilder().weakValues().build();
+    private final ConcurrentHashMap<Long, VBox<?>> roots = new ConcurrentHashMap<>();
+    private volatile LongFunction<VBox<?>> rootFactory;
+
+    void rootFactory(LongFunction<VBox<?>> factory) {
+        this.rootFactory = factory;
+    }
+
+    static boolean isRoot(long id) {
+        return id < 0;
+    }
 
     /** Called for every box the replica's STM creates. */
     void register(VBox<?> box) {
-        boxes.asMap().putIfAbsent(box.id(), box);
+        if (isRoot(box.id())) {
+            roots.putIfAbsent(box.id(), box);
+        } else {
+            boxes.asMap().putIfAbsent(box.id(), box);
+        }
     }
 
     @Override
     public VBox<?> find(long id) {
-        return boxes.getIfPresent(id);
+        return isRoot(id) ? roots.get(id) : boxes.getIfPresent(id);
     }
 
     /**
@@ -33,9 +52,14 @@ public final class ObjectRegistry implements BoxDirectory {
      */
     @Override
     public synchronized VBox<?> findOrCreate(long id, LongFunction<VBox<?>> create) {
-        VBox<?> box = boxes.getIfPresent(id);
+        VBox<?> box = find(id);
         if (box != null) {
             return box;
+        }
+        if (isRoot(id)) {
+            VBox<?> root = rootFactory.apply(id); // with its version-0 value, even if a remote write creates it
+            VBox<?> previous = roots.putIfAbsent(id, root);
+            return previous != null ? previous : root;
         }
         VBox<?> created = create.apply(id);
         VBox<?> previous = boxes.asMap().putIfAbsent(id, created);
@@ -44,11 +68,13 @@ public final class ObjectRegistry implements BoxDirectory {
 
     @Override
     public Iterable<VBox<?>> all() {
-        return boxes.asMap().values();
+        List<VBox<?>> all = new ArrayList<>(roots.values());
+        all.addAll(boxes.asMap().values());
+        return all;
     }
 
     /** Boxes currently registered (approximate while the garbage collector works). */
     public long size() {
-        return boxes.estimatedSize();
+        return roots.size() + boxes.estimatedSize();
     }
 }

@@ -63,7 +63,9 @@ public final class Replica implements AutoCloseable {
     public <T> VBox<T> root(String name) {
         Objects.requireNonNull(name, "name");
         long id = ReplicaIds.rootId(name);
-        return (VBox<T>) registry.findOrCreate(id, i -> stm.root(i, null));
+        return (VBox<T>) registry.findOrCreate(id, i -> {
+            throw new AssertionError("roots come from the registry's root factory");
+        });
     }
 
     public MemberId self() {
@@ -167,12 +169,13 @@ public final class Replica implements AutoCloseable {
                     .commitHandler(log -> manager[0] = new PolymorphicReplicationManager(log, registry, codec, oracle,
                             settings))
                     .build();
+            registry.rootFactory(id -> stm.root(id, null));
             MemberId identity = MemberId.random(memberName);
             manager[0].identity(identity);
             GroupListener listener = new IdAssigningListener(manager[0], ids, identity);
             JGroupsGroup group;
             try {
-                group = JGroupsGroup.builder(cluster).identity(identity).stack(stack).listener(listener)
+                group = JGroupsGroup.builder(cluster).identity(identity).stack(stack).listener(listener).inlineDelivery()
                         .stateHandler(manager[0]).minimumMembers(minimumMembers).joinTimeout(joinTimeout).join();
             } catch (RuntimeException e) {
                 stm.close();

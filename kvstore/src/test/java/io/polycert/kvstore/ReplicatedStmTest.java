@@ -24,9 +24,12 @@ import org.junit.jupiter.api.Test;
 /** Full replication over three in-JVM replicas: agreement, serializability, the bank invariant, failures. */
 class ReplicatedStmTest {
     private final ReplicaCluster cluster = new ReplicaCluster();
+    /** Workers block on commits: they need threads of their own, not the (1-thread here) common pool. */
+    private final java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newCachedThreadPool();
 
     @AfterEach
     void stop() {
+        pool.shutdownNow();
         cluster.close();
     }
 
@@ -94,7 +97,7 @@ class ReplicatedStmTest {
                         }
                     }
                 }
-            }));
+            }, pool));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get();
         awaitSameVersion(rs);
@@ -154,7 +157,7 @@ class ReplicatedStmTest {
                         });
                     }
                 }
-            }));
+            }, pool));
         }
         CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get();
         awaitSameVersion(rs);
@@ -187,7 +190,7 @@ class ReplicatedStmTest {
                     acc[j].put(acc[j].get() + 1);
                 });
             }
-        });
+        }, pool);
         Thread.sleep(100);
         Replica c = cluster.start("C", ProtocolOracle.always(Protocol.VC));
         load.get();

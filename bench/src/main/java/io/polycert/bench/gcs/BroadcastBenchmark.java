@@ -67,10 +67,16 @@ public final class BroadcastBenchmark {
 
     private final Options options;
     private final PrintStream out;
+    private final java.util.Set<Kind> kinds;
 
     public BroadcastBenchmark(Options options, PrintStream out) {
+        this(options, out, java.util.EnumSet.allOf(Kind.class));
+    }
+
+    public BroadcastBenchmark(Options options, PrintStream out, java.util.Set<Kind> kinds) {
         this.options = options;
         this.out = out;
+        this.kinds = kinds;
     }
 
     public List<Row> run() throws Exception {
@@ -87,6 +93,9 @@ public final class BroadcastBenchmark {
             for (int round = 0; round < options.rounds(); round++) {
                 for (int k = 0; k < Kind.values().length; k++) {
                     Kind kind = Kind.values()[(k + round) % Kind.values().length];
+                    if (!kinds.contains(kind)) {
+                        continue;
+                    }
                     double[] r = trial(kind, size, window);
                     rate[kind.ordinal()][round] = r[0];
                     p50[kind.ordinal()][round] = r[1];
@@ -97,29 +106,35 @@ public final class BroadcastBenchmark {
                 }
             }
             for (Kind kind : Kind.values()) {
+                if (!kinds.contains(kind)) {
+                    continue;
+                }
                 int k = kind.ordinal();
                 double m = median(rate[k]);
                 rows.add(new Row(size, kind, m, m * size / 1e6, median(p50[k]), median(p99[k]), median(idle50[k]),
                         median(idle99[k])));
             }
-            print(rows.subList(rows.size() - Kind.values().length, rows.size()));
+            print(rows.subList(rows.size() - kinds.size(), rows.size()));
         }
         return rows;
     }
 
     private void print(List<Row> sizeRows) {
-        Row raw = sizeRows.get(0);
-        Row seq = sizeRows.get(1);
-        Row poly = sizeRows.get(2);
         out.printf(Locale.ROOT, "%n%,d-byte payloads (delivered per member per second; self-delivery latency under that"
-                + " load, and with one message in flight per member)%n", raw.payload());
+                + " load, and with one message in flight per member)%n", sizeRows.get(0).payload());
         for (Row r : sizeRows) {
             out.printf(Locale.ROOT, "  %-22s %10.0f msg/s %8.1f MB/s  loaded p50 %7.0f p99 %7.0f us  idle p50 %6.0f"
                     + " p99 %6.0f us%n", r.kind().label, r.messagesPerSecond(), r.megabytesPerSecond(), r.p50Micros(),
                     r.p99Micros(), r.idleP50Micros(), r.idleP99Micros());
         }
-        out.printf(Locale.ROOT, "  PolyCert / SEQUENCER throughput: %.2f   PolyCert / raw multicast: %.2f%n",
-                poly.messagesPerSecond() / seq.messagesPerSecond(), poly.messagesPerSecond() / raw.messagesPerSecond());
+        if (sizeRows.size() == Kind.values().length) {
+            Row raw = sizeRows.get(0);
+            Row seq = sizeRows.get(1);
+            Row poly = sizeRows.get(2);
+            out.printf(Locale.ROOT, "  PolyCert / SEQUENCER throughput: %.2f   PolyCert / raw multicast: %.2f%n",
+                    poly.messagesPerSecond() / seq.messagesPerSecond(),
+                    poly.messagesPerSecond() / raw.messagesPerSecond());
+        }
     }
 
     /** Returns {messages delivered per member per second, p50 us, p99 us}. */

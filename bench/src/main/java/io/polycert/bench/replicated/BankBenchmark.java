@@ -1,0 +1,193 @@
+package io.polycert.bench.replicated;
+
+import io.polycert.core.AbortCause;
+import io.polycert.core.Stm;
+import io.polycert.core.TransactionAbortedException;
+import io.polycert.core.VBox;
+import io.polycert.certification.CertificationStatistics;
+import io.polycert.gcs.GroupStack;
+import io.polycert.kvstore.Replica;
+import io.polycert.oracle.Protocol;
+import io.polycert.oracle.ProtocolOracle;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.LongAdder;
+import org.HdrHistogram.ConcurrentHistogram;
+
+/**
+ * The replicated Bank benchmark (PolyCert's Fig. 2): every transaction reads R accounts and transfers between two,
+ * on 3 in-JVM replicas; NVC, BFC and VC measured side by side in one run, interleaved round by round.
+ */
+public final class BankBenchmark {
+
+    /** Settings of a run. */
+    public record Options(int replicas, int threadsPerReplica, int[] readSets, List<Protocol> protocols,
+            double warmupSeconds, double seconds, int rounds, boolean disjoint) {
+        public static Options defaults() {
+            return new Options(3, 1, new int[] {1, 10, 100, 1_000, 10_000, 100_000}, List.of(Protocol.values()), 1,
+                    3, 1, false);
+        }
+    }
+
+    /** One protocol at one read-set size. */
+    public record Row(int readSet, Protocol protocol, double committedPerSecond, double abortRate,
+            double falsePositiveRate, double p50Micros, double p99Micros, double bytesPerTransaction) {
+    }
+
+    private final Options options;
+    private final PrintStream out;
+
+    public BankBenchmark(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public List<Row> run() throws Exception {
+        int maxRead = 0;
+        for (int r : options.readSets()) {
+            maxRead = Math.max(maxRead, r);
+        }
+        int accounts = Math.max(1000, maxRead);
+        out.printf(Locale.ROOT, "Replicated Bank: %d in-JVM replicas, %d thread(s) each, %,d accounts, %s, %.0f s"
+                + " trials%n", options.replicas(), options.threadsPerReplica(), accounts,
+                options.disjoint() ? "disjoint accounts per thread" : "random accounts", options.seconds());
+        List<Row> rows = new ArrayList<>();
+        try (BankCluster bank = new BankCluster(options.replicas(), accounts, GroupStack.embedded())) {
+            out.printf(Locale.ROOT, "%8s %-4s %12s %8s %8s %10s %10s %12s%n", "R", "prot", "commits/s", "aborts",
+                    "BF f.p.", "p50 us", "p99 us", "bytes/tx");
+            for (int readSet : options.readSets()) {
+                for (int round = 0; round < options.rounds(); round++) {
+                    for (int k = 0; k < options.protocols().size(); k++) {
+                        Protocol p = options.protocols().get((k + round) % options.protocols().size());
+                        Row row = trial(bank, p, readSet);
+                        rows.add(row);
+                        out.printf(Locale.ROOT, "%8d %-4s %12.0f %7.1f%% %7.2f%% %10.0f %10.0f %12.0f%n", readSet, p,
+                                row.committedPerSecond(), 100 * row.abortRate(), 100 * row.falsePositiveRate(),
+                                row.p50Micros(), row.p99Micros(), row.bytesPerTransaction());
+                    }
+                }
+            }
+            for (int i = 0; i < bank.replicas.size(); i++) {
+                long total = bank.total(i);
+                if (total != BankCluster.INITIAL * accounts) {
+                    throw new IllegalStateException("replica " + i + " broke the bank invariant: " + total);
+                }
+            }
+            out.println("(bank invariant checked at every replica)");
+        }
+        // The same stack's raw atomic broadcast, same members, for comparison: messages of the size of an R=1
+        // NVC commit, one in flight per member (like one thread per replica) and with a full window.
+        out.println();
+        out.println("The same group stack's atomic broadcast alone, 64-byte messages:");
+        new io.polycert.bench.gcs.BroadcastBenchmark(new io.polycert.bench.gcs.BroadcastBenchmark.Options(
+                options.replicas(), new int[] {64}, options.warmupSeconds(), options.seconds(), 1), out,
+                java.util.EnumSet.of(io.polycert.bench.gcs.BroadcastBenchmark.Kind.POLYCERT)).run();
+        return rows;
+    }
+
+    private Row trial(BankCluster bank, Protocol protocol, int readSet) throws InterruptedException {
+        bank.oracle.use(ProtocolOracle.always(protocol));
+        int threads = options.replicas() * options.threadsPerReplica();
+        LongAdder commits = new LongAdder();
+        LongAdder aborts = new LongAdder();
+        LongAdder falsePositives = new LongAdder();
+        ConcurrentHistogram latency = new ConcurrentHistogram(3);
+        boolean[] measuring = {false};
+        boolean[] stop = {false};
+        long[] bytesBefore = new long[1];
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int replica = t % options.replicas();
+            int index = t;
+            Thread w = new Thread(() -> {
+                Replica r = bank.replicas.get(replica);
+                Stm stm = r.stm();
+                VBox<Long>[] a = bank.accountsAt.get(replica);
+                int n = a.length;
+                int lo = options.disjoint() ? index * (n / threads) : 0;
+                int span = options.disjoint() ? n / threads : n;
+                SplittableRandom random = new SplittableRandom(index * 104_729L + System.nanoTime());
+                while (!stop[0]) {
+                    int start = lo + random.nextInt(span);
+                    int from = lo + random.nextInt(span);
+                    int to = lo + random.nextInt(span);
+                    long t0 = System.nanoTime();
+                    try {
+                        stm.atomic(() -> {
+                            long sum = 0;
+                            for (int i = 0; i < readSet; i++) {
+                                sum += a[lo + (start - lo + i) % span].get();
+                            }
+                            if (sum < 0) {
+                                throw new IllegalStateException("negative sum");
+                            }
+                            a[from].put(a[from].get() - 1);
+                            a[to].put(a[to].get() + 1);
+                        });
+                        if (measuring[0]) {
+                            commits.increment();
+                            latency.recordValue(System.nanoTime() - t0);
+                        }
+                    } catch (TransactionAbortedException e) {
+                        if (measuring[0]) {
+                            aborts.add(e.attempts());
+                            if (e.abortCause() == AbortCause.BLOOM_FILTER_FALSE_POSITIVE) {
+                                falsePositives.increment();
+                            }
+                        }
+                    }
+                }
+            }, "bank-" + t);
+            workers.add(w);
+            w.start();
+        }
+        Thread.sleep((long) (options.warmupSeconds() * 1000));
+        long attemptsBefore = totalAttempts(bank, protocol);
+        bytesBefore[0] = totalBytes(bank, protocol);
+        long fpBefore = totalFalsePositives(bank, protocol);
+        measuring[0] = true;
+        long start = System.nanoTime();
+        Thread.sleep((long) (options.seconds() * 1000));
+        measuring[0] = false;
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        long attempts = totalAttempts(bank, protocol) - attemptsBefore;
+        long bytes = totalBytes(bank, protocol) - bytesBefore[0];
+        long fps = totalFalsePositives(bank, protocol) - fpBefore;
+        stop[0] = true;
+        for (Thread w : workers) {
+            w.join(30_000);
+        }
+        double committed = commits.sum();
+        return new Row(readSet, protocol, committed / elapsed, attempts == 0 ? 0 : 1 - Math.min(1, committed / attempts),
+                attempts == 0 ? 0 : (double) fps / attempts, latency.getValueAtPercentile(50) / 1000.0,
+                latency.getValueAtPercentile(99) / 1000.0, attempts == 0 ? 0 : (double) bytes / attempts);
+    }
+
+    private static long totalAttempts(BankCluster bank, Protocol p) {
+        long n = 0;
+        for (Replica r : bank.replicas) {
+            CertificationStatistics.PerProtocol s = r.statistics().of(p);
+            n += s.committed() + s.conflicts() + s.falsePositives() + s.otherAborts();
+        }
+        return n;
+    }
+
+    private static long totalBytes(BankCluster bank, Protocol p) {
+        long n = 0;
+        for (Replica r : bank.replicas) {
+            n += r.statistics().of(p).bytesBroadcast();
+        }
+        return n;
+    }
+
+    private static long totalFalsePositives(BankCluster bank, Protocol p) {
+        long n = 0;
+        for (Replica r : bank.replicas) {
+            n += r.statistics().of(p).falsePositives();
+        }
+        return n;
+    }
+}

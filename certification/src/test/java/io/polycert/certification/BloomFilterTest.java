@@ -1,0 +1,61 @@
+package io.polycert.certification;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.core.codec.BoxResolver;
+import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.SplittableRandom;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.constraints.IntRange;
+import net.jqwik.api.constraints.LongRange;
+
+class BloomFilterTest {
+
+    /** No false negatives, and absent ids match at most about twice the rate the filter was sized for. */
+    @Property(tries = 60)
+    void falsePositiveRateStaysWithinTwiceTheTarget(@ForAll @IntRange(min = 1, max = 20_000) int n,
+            @ForAll @LongRange(min = 1, max = 1_000_000) long seed) {
+        double target = 0.01;
+        BloomFilter filter = BloomFilter.sized(n, target);
+        SplittableRandom random = new SplittableRandom(seed);
+        Set<Long> members = new HashSet<>();
+        long prefix = random.nextLong(1, 1 << 20) << 32; // ids look like replica ids: a prefix and a counter
+        while (members.size() < n) {
+            members.add(prefix | random.nextLong(1, 10L * n + 10));
+        }
+        members.forEach(filter::add);
+        for (long id : members) {
+            assertTrue(filter.mightContain(id), "false negative");
+        }
+        int lookups = 50_000;
+        int falsePositives = 0;
+        for (int i = 0; i < lookups; i++) {
+            long id = random.nextLong();
+            if (!members.contains(id) && filter.mightContain(id)) {
+                falsePositives++;
+            }
+        }
+        double rate = (double) falsePositives / lookups;
+        assertTrue(rate <= 2 * target, "n=" + n + ": " + rate);
+    }
+
+    @Property(tries = 30)
+    void survivesTheWire(@ForAll @IntRange(min = 1, max = 5_000) int n) {
+        BloomFilter filter = BloomFilter.sized(n, 0.001);
+        for (long i = 0; i < n; i++) {
+            filter.add(i * 7919);
+        }
+        ValueOutput out = new ValueOutput(ValueCodec.standard());
+        filter.write(out);
+        BloomFilter copy = BloomFilter.read(new ValueInput(ValueCodec.standard(), out.toByteArray(),
+                BoxResolver.none()));
+        for (long i = 0; i < n; i++) {
+            assertTrue(copy.mightContain(i * 7919));
+        }
+    }
+}
