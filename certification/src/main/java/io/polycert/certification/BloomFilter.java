@@ -27,7 +27,9 @@ final class BloomFilter {
      */
     static BloomFilter sized(int n, double perLookup) {
         double p = Math.min(0.5, Math.max(1e-12, perLookup));
-        int expected = Math.max(1, n);
+        // A filter of a few dozen bits fills very unevenly from one id set to the next, so its false-positive
+        // rate would stray far from the target: small filters are sized as if for 32 ids (at most 40 bytes).
+        int expected = Math.max(32, n);
         long m = (long) Math.ceil(-expected * Math.log(p) / (Math.log(2) * Math.log(2)));
         int numBits = (int) Math.max(64, Math.min(MAX_BITS, m));
         int k = (int) Math.max(1, Math.min(30, Math.round((double) numBits / expected * Math.log(2))));

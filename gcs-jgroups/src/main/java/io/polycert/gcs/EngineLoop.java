@@ -42,6 +42,11 @@ final class EngineLoop implements Executor {
         drain();
     }
 
+    /** Whether the calling thread is running the engine now (a listener called inline, for instance). */
+    boolean inEngine() {
+        return running.isHeldByCurrentThread();
+    }
+
     void stop() {
         stopped = true;
         queue.clear();

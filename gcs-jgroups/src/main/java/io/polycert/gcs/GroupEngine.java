@@ -8,6 +8,7 @@ import java.util.Collection;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntConsumer;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -39,7 +40,7 @@ final class GroupEngine {
     private final LongAdder bytesSent = new LongAdder();
     private final LongAdder dropped = new LongAdder();
     private volatile int undelivered;
-    private volatile Runnable onOwnDelivered = () -> { };
+    private volatile IntConsumer onOwnDelivered = bytes -> { };
 
     GroupEngine(MemberId self, Transport transport, DeliverySink sink, Settings settings, Executor engineThread) {
         this.self = self;
@@ -62,7 +63,8 @@ final class GroupEngine {
         return transportView;
     }
 
-    void onOwnDelivered(Runnable callback) {
+    /** Called with the payload size of each of this member's own broadcasts as it is delivered. */
+    void onOwnDelivered(IntConsumer callback) {
         this.onOwnDelivered = callback;
     }
 
@@ -150,12 +152,12 @@ final class GroupEngine {
         urb.suspend();
     }
 
-    void ownDelivered(long latencyNanos) {
+    void ownDelivered(long latencyNanos, int bytes) {
         long n = selfDeliveries.incrementAndGet();
         double mean = meanSelfDeliveryNanos;
         meanSelfDeliveryNanos = n == 1 ? latencyNanos : mean + (latencyNanos - mean) / Math.min(n, 1000);
         orderedDeliveries.increment();
-        onOwnDelivered.run();
+        onOwnDelivered.accept(bytes);
     }
 
     void countDelivery(int bytes) {

@@ -21,7 +21,6 @@ import org.jgroups.protocols.FD_ALL3;
 import org.jgroups.protocols.FD_SOCK2;
 import org.jgroups.protocols.FRAG4;
 import org.jgroups.protocols.MERGE3;
-import org.jgroups.protocols.MFC;
 import org.jgroups.protocols.PING;
 import org.jgroups.protocols.SHARED_LOOPBACK;
 import org.jgroups.protocols.SHARED_LOOPBACK_PING;
@@ -30,7 +29,6 @@ import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.TP;
 import org.jgroups.protocols.UDP;
-import org.jgroups.protocols.UFC;
 import org.jgroups.protocols.UNICAST3;
 import org.jgroups.protocols.VERIFY_SUSPECT2;
 import org.jgroups.protocols.pbcast.GMS;
@@ -150,11 +148,20 @@ public final class GroupStack {
 
     JChannel newChannel() throws Exception {
         if (kind == Kind.XML) {
-            return new JChannel(xml);
+            JChannel channel = new JChannel(xml);
+            try {
+                refuseBlockingLayers(channel, xml);
+            } catch (IllegalArgumentException e) {
+                channel.close();
+                throw e;
+            }
+            return channel;
         }
         List<Protocol> stack = new ArrayList<>();
         TP transport = switch (kind) {
-            case EMBEDDED -> new SHARED_LOOPBACK();
+            // In one JVM a send is a method call, so bundling saves nothing and its thread hand-off costs latency
+            // (measured: 75-80 vs 95-105 us per idle broadcast, and about 10% more small commits per second).
+            case EMBEDDED -> new SHARED_LOOPBACK().setValue("bundler_type", "no-bundler");
             case TCP -> new TCP().setValue("tcp_nodelay", true);
             case UDP -> new UDP().setValue("mcast_group_addr", InetAddress.getByName(mcastAddress))
                     .setValue("mcast_port", mcastPort);
@@ -201,9 +208,8 @@ public final class GroupStack {
                     .getEncoded())));
         }
         stack.add(new GMS().setJoinTimeout(Math.max(500, timeout / 2)).printLocalAddress(false));
-        // Flow control: without it a fast sender can outrun a slow member until the heap runs out.
-        stack.add(new UFC());
-        stack.add(new MFC());
+        // No UFC/MFC: PolyCert's own sender window (JGroupsGroup.Builder#maxOutstanding) is the flow control, and
+        // credit-based layers would have to block JGroups' receiver threads, which the engine sends from.
         stack.add(new FRAG4());
         JChannel channel = new JChannel(stack);
         // A deeper sender queue than the default 16k: that one drops small messages under load, which then
@@ -212,6 +218,23 @@ public final class GroupStack {
             bundler.setCapacity(65536);
         }
         return channel;
+    }
+
+    /**
+     * PolyCert's engine sends from JGroups' receiver threads. Layers that make a send wait until other members
+     * process something (credits, buffer space) would then wait on threads that are themselves waiting: the
+     * group stalls. PolyCert bounds what each member has in flight itself (maxOutstanding, maxOutstandingBytes).
+     */
+    private static void refuseBlockingLayers(JChannel channel, String source) {
+        for (Protocol p : channel.getProtocolStack().getProtocols()) {
+            String name = p.getClass().getSimpleName();
+            if (p instanceof org.jgroups.protocols.FlowControl || name.equals("NAKACK4") || name.equals("UNICAST4")) {
+                throw new IllegalArgumentException("the JGroups stack " + source + " has " + name + ", which can block"
+                        + " a send until other members catch up; PolyCert sends from JGroups' own threads and does its"
+                        + " own flow control, so remove " + name + (name.endsWith("4") ? " (use NAKACK2 / UNICAST3)" : "")
+                        + "; see polycert-tcp.xml for a template");
+            }
+        }
     }
 
     private static String hostOf(InetSocketAddress a) {

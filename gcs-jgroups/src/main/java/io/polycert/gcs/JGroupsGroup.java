@@ -13,7 +13,6 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
@@ -40,7 +39,7 @@ public final class JGroupsGroup implements GroupMember {
     private final EngineLoop loop;
     private final DeliverySink delivery;
     private final GroupEngine engine;
-    private final Semaphore outstanding;
+    private final SendWindow window;
     private final String name;
     private volatile View view;
     private volatile boolean closed;
@@ -56,7 +55,7 @@ public final class JGroupsGroup implements GroupMember {
         channel.addAddressGenerator(() -> address);
         this.transport = new JGroupsTransport(channel, self);
         this.loop = new EngineLoop(b.memberName);
-        this.outstanding = new Semaphore(b.maxOutstanding);
+        this.window = new SendWindow(b.maxOutstanding, b.maxOutstandingBytes);
         Consumer<View> onView = v -> {
             this.view = v;
             if (v.primary()) {
@@ -67,7 +66,7 @@ public final class JGroupsGroup implements GroupMember {
                 : new DeliveryThread(b.memberName, b.listener, b.stateHandler, onView);
         this.engine = new GroupEngine(self, transport, delivery,
                 new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding), loop);
-        engine.onOwnDelivered(outstanding::release);
+        engine.onOwnDelivered(window::release);
         transport.handler(new Transport.Handler() {
             @Override
             public void receive(MemberId from, byte[] message) {
@@ -139,7 +138,7 @@ public final class JGroupsGroup implements GroupMember {
         Objects.requireNonNull(payload, "payload");
         checkUsable();
         try {
-            outstanding.acquire();
+            window.acquire(payload.length, !loop.inEngine()); // an inline listener must not wait on itself
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for flow control", e);
@@ -148,7 +147,7 @@ public final class JGroupsGroup implements GroupMember {
             try {
                 engine.broadcast(payload);
             } catch (NotInMajorityException e) {
-                outstanding.release();
+                window.release(payload.length);
             }
         });
     }
@@ -277,6 +276,7 @@ public final class JGroupsGroup implements GroupMember {
         private TomVariant tomVariant = TomVariant.DECENTRALIZED;
         private int minimumMembers = 1;
         private int maxOutstanding = 20_000;
+        private long maxOutstandingBytes = 64L << 20;
         private Duration joinTimeout = Duration.ofSeconds(30);
         private MemberId identity;
         private boolean inlineDelivery;
@@ -334,6 +334,19 @@ public final class JGroupsGroup implements GroupMember {
             return this;
         }
 
+        /**
+         * How many bytes of its own broadcasts a member may have in flight (sent, not yet delivered) before
+         * {@code broadcast} waits; default 64 MiB. With {@link #maxOutstanding(int)}, this is the group's flow
+         * control: it bounds the memory every member spends on the stream.
+         */
+        public Builder maxOutstandingBytes(long bytes) {
+            if (bytes < 1) {
+                throw new IllegalArgumentException("maxOutstandingBytes must be at least 1, was " + bytes);
+            }
+            this.maxOutstandingBytes = bytes;
+            return this;
+        }
+
         public Builder joinTimeout(Duration timeout) {
             this.joinTimeout = Objects.requireNonNull(timeout, "timeout");
             return this;
@@ -370,8 +383,8 @@ public final class JGroupsGroup implements GroupMember {
             }
             try {
                 return new JGroupsGroup(this);
-            } catch (GroupJoinException e) {
-                throw e;
+            } catch (GroupJoinException | IllegalArgumentException e) {
+                throw e; // already says what is wrong (an unusable stack, for instance)
             } catch (Exception e) {
                 throw new GroupJoinException("could not join cluster '" + cluster + "' as " + memberName + ": " + e, e);
             }

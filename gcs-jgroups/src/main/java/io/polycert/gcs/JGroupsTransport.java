@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.LongAdder;
 import org.jgroups.Address;
 import org.jgroups.BytesMessage;
 import org.jgroups.JChannel;
@@ -22,9 +23,11 @@ final class JGroupsTransport implements Transport, Receiver {
 
     private final JChannel channel;
     private final Map<MemberId, Address> addresses = new ConcurrentHashMap<>();
+    /** The reverse of {@link #addresses}, so a received message needs no name lookup. */
+    private final Map<Address, MemberId> members = new ConcurrentHashMap<>();
     private final MemberId self;
     private volatile Handler handler;
-    private final java.util.concurrent.atomic.LongAdder sent = new java.util.concurrent.atomic.LongAdder();
+    private final LongAdder sent = new LongAdder();
 
     JGroupsTransport(JChannel channel, MemberId self) {
         this.channel = channel;
@@ -110,27 +113,31 @@ final class JGroupsTransport implements Transport, Receiver {
         } else {
             return;
         }
-        MemberId from;
-        try {
-            from = member(msg.getSrc());
-        } catch (IllegalArgumentException e) {
-            return;
+        MemberId from = members.get(msg.getSrc());
+        if (from == null) {
+            try {
+                from = member(msg.getSrc()); // not in our view (yet): the engine decides what to do with it
+            } catch (IllegalArgumentException e) {
+                return;
+            }
         }
         h.receive(from, bytes);
     }
 
     @Override
     public void viewAccepted(View view) {
-        List<MemberId> members = new ArrayList<>();
+        List<MemberId> current = new ArrayList<>();
         for (Address a : view.getMembers()) {
             MemberId m = member(a);
             addresses.put(m, a);
-            members.add(m);
+            members.put(a, m);
+            current.add(m);
         }
-        addresses.keySet().retainAll(members);
+        addresses.keySet().retainAll(current);
+        members.values().retainAll(current);
         Handler h = handler;
         if (h != null) {
-            h.viewChanged(new TransportView(view.getViewId().getId(), member(view.getCreator()), members));
+            h.viewChanged(new TransportView(view.getViewId().getId(), member(view.getCreator()), current));
         }
     }
 }

@@ -14,8 +14,9 @@ import java.util.Map;
 import java.util.Set;
 
 /**
- * Uniform reliable broadcast: every member that receives a message stores it and acknowledges it to all; a
- * member delivers it once a majority of the (primary) view holds it. When the view changes, members relay every
+ * Uniform reliable broadcast: every member that receives a message stores it and acknowledges it to all (the
+ * sender of a copy, origin or relay, holds it too); a member delivers it once a majority of the (primary) view
+ * holds it. When the view changes, members relay every
  * message not yet held by all, so one that was delivered anywhere reaches every correct member even if its origin
  * crashed. No order is imposed. Runs on the engine thread only.
  */
@@ -42,7 +43,14 @@ final class ReliableBroadcast {
     }
 
     void broadcast(byte[] payload) {
-        engine.transport.multicast(message(new Id(engine.self, nextSeq++), payload));
+        Id id = new Id(engine.self, nextSeq++);
+        // Held here before it leaves, so every copy also says its sender holds it: with three members a
+        // receiver and the sender are a majority, and the receiver delivers without waiting for acknowledgements.
+        Message m = new Message();
+        m.payload = payload;
+        m.holders.add(engine.self);
+        messages.put(id, m);
+        engine.transport.multicast(message(id, payload));
     }
 
     private static byte[] message(Id id, byte[] payload) {
@@ -64,6 +72,7 @@ final class ReliableBroadcast {
             m.payload = payload;
         }
         m.holders.add(engine.self);
+        m.holders.add(from); // the origin or a relay: either holds what it sends
         check(id, m);
     }
 

@@ -178,7 +178,7 @@ class JGroupsGroupTest {
             for (RecordingMember m : survivors) {
                 m.broadcast("after-" + m.name);
             }
-            await("post-crash messages", () -> survivors.stream().allMatch(m -> m.ordered.stream()
+            await("post-crash messages", () -> survivors.stream().allMatch(m -> m.orderedSoFar().stream()
                     .filter(s -> s.startsWith("after-")).count() == 3));
             assertSameHistory(survivors);
             long expected = 3 * 300 + 3;
@@ -224,6 +224,8 @@ class JGroupsGroupTest {
                 group.add(m);
                 members.add(m);
             }
+            // join() returns once the joiner is in; the others install that view at their own pace
+            await("everyone sees four members", () -> group.stream().allMatch(m -> m.group.view().size() == 4));
             Random random = new Random(variant.ordinal());
             java.util.Map<String, List<io.polycert.core.group.MemberId>> sent = new java.util.HashMap<>();
             for (int i = 0; i < 400; i++) {

@@ -111,6 +111,13 @@ class RecordingMember implements GroupListener, StateHandler {
         group.close();
     }
 
+    /** A copy of what was ordered so far (the list itself may grow while a test looks at it). */
+    List<String> orderedSoFar() {
+        synchronized (ordered) {
+            return new ArrayList<>(ordered);
+        }
+    }
+
     /** Closes every member, ignoring those that are already gone (killed by the test). */
     static void closeAll(Iterable<RecordingMember> members) {
         for (RecordingMember m : members) {

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Semaphore;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.LongAdder;
 import org.HdrHistogram.ConcurrentHistogram;
 import org.HdrHistogram.Histogram;
@@ -150,13 +151,13 @@ public final class BroadcastBenchmark {
                 m.awaitView(options.members());
             }
             List<Thread> senders = new ArrayList<>();
-            volatileStop[0] = false;
+            stop.set(false);
             for (int i = 0; i < members.size(); i++) {
                 Member m = members.get(i);
                 int index = i;
                 Thread t = new Thread(() -> {
                     byte[] payload = new byte[size];
-                    while (!volatileStop[0]) {
+                    while (!stop.get()) {
                         try {
                             m.window.acquire();
                         } catch (InterruptedException e) {
@@ -184,7 +185,7 @@ public final class BroadcastBenchmark {
                 total += members.get(i).delivered.sum() - before[i];
                 merged.add(members.get(i).latency);
             }
-            volatileStop[0] = true;
+            stop.set(true);
             for (Member m : members) {
                 m.window.release(1_000_000);
             }
@@ -207,7 +208,7 @@ public final class BroadcastBenchmark {
         }
     }
 
-    private final boolean[] volatileStop = {false};
+    private final AtomicBoolean stop = new AtomicBoolean();
 
     static double median(double[] v) {
         double[] s = v.clone();
@@ -291,7 +292,7 @@ public final class BroadcastBenchmark {
             if (sequencer) {
                 stack.add(new SEQUENCER()); // directly above GMS: see the notes on SEQUENCER placement
             }
-            stack.add(new org.jgroups.protocols.UFC()); // flow control, as in PolyCert's stack
+            stack.add(new org.jgroups.protocols.UFC()); // JGroups flow control: safe here, the senders are ours
             stack.add(new org.jgroups.protocols.MFC());
             stack.add(new FRAG4());
             channel = new JChannel(stack).name(name);

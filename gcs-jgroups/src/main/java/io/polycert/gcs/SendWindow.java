@@ -1,0 +1,65 @@
+package io.polycert.gcs;
+
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * How much a member may have broadcast and not yet delivered: at most so many messages and so many bytes. This is
+ * PolyCert's flow control: application threads wait here, never JGroups' threads (the engine sends from those, so
+ * a blocking flow-control layer below would make members wait on each other). A message larger than the byte
+ * window goes alone. The engine's own thread never waits: it borrows, and may overshoot the window briefly.
+ */
+final class SendWindow {
+    private final int maxMessages;
+    private final long maxBytes;
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition space = lock.newCondition();
+    private int messages;
+    private long bytes;
+
+    SendWindow(int maxMessages, long maxBytes) {
+        this.maxMessages = maxMessages;
+        this.maxBytes = maxBytes;
+    }
+
+    private long cost(int size) {
+        return Math.min(size, maxBytes);
+    }
+
+    void acquire(int size, boolean mayWait) throws InterruptedException {
+        long c = cost(size);
+        lock.lock();
+        try {
+            while (mayWait && messages > 0 && (messages >= maxMessages || bytes + c > maxBytes)) {
+                space.await();
+            }
+            messages++;
+            bytes += c;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    void release(int size) {
+        long c = cost(size);
+        lock.lock();
+        try {
+            messages--;
+            bytes -= c;
+            if (lock.hasWaiters(space)) {
+                space.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    int messages() {
+        lock.lock();
+        try {
+            return messages;
+        } finally {
+            lock.unlock();
+        }
+    }
+}
