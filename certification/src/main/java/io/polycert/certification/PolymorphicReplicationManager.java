@@ -13,10 +13,13 @@ import io.polycert.core.codec.ValueInput;
 import io.polycert.core.codec.ValueOutput;
 import io.polycert.core.group.GroupListener;
 import io.polycert.core.group.GroupMember;
+import io.polycert.core.group.GroupStatistics;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.NotInMajorityException;
 import io.polycert.core.group.StateHandler;
 import io.polycert.core.group.View;
+import io.polycert.oracle.CommitTimings;
+import io.polycert.oracle.OracleContext;
 import io.polycert.oracle.Outcome;
 import io.polycert.oracle.Protocol;
 import io.polycert.oracle.ProtocolOracle;
@@ -74,6 +77,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte REPORT = 3;
     private static final int STATE_FORMAT = 1;
     private static final int REMEMBERED_DECISIONS = 100_000;
+    private static final byte[] NO_GOSSIP = new byte[0];
 
     private final CommitLog log;
     private final BoxDirectory boxes;
@@ -103,6 +107,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     };
     private View view;
+    /** For the oracle's monitor: which thread delivers, and since when the queue's head waits. */
+    private volatile long deliveryThreadId = -1;
+    private volatile long headWaitingSince;
     /** Reports due while joining, before the group handle exists: sent on attach. */
     private final List<byte[]> reportsBeforeAttach = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -118,6 +125,15 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final long startNanos;
         final CompletableFuture<Long> outcome = new CompletableFuture<>();
         boolean voteSent;
+        // Timings for the oracle: written on the delivery thread before the outcome completes, read after.
+        int messageBytes;
+        long marshalNanos;
+        long bloomBuildNanos;
+        long broadcastAt;
+        long broadcastNanos = -1;
+        long validationNanos = -1;
+        long voteSentAt;
+        long voteNanos = -1;
 
         LocalTx(CommitRequest request, long[] readIds, Protocol protocol, TransactionProfile profile,
                 long startNanos) {
@@ -141,6 +157,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final byte[] message;
         final int valuesOffset;
         final LocalTx local;
+        final long deliveredAt = System.nanoTime();
         boolean resolving;
 
         Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
@@ -176,6 +193,23 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     /** The group this manager broadcasts through (set once the member exists: it needs this listener first). */
     public void attach(GroupMember member) {
         this.group = Objects.requireNonNull(member, "member");
+        oracle.attach(new OracleContext() {
+            @Override
+            public GroupStatistics group() {
+                return member.statistics();
+            }
+
+            @Override
+            public long deliveryThreadId() {
+                return deliveryThreadId;
+            }
+
+            @Override
+            public long replayLagNanos() {
+                long since = headWaitingSince;
+                return since == 0 ? 0 : Math.max(0, System.nanoTime() - since);
+            }
+        });
         List<byte[]> owed = new ArrayList<>(reportsBeforeAttach);
         reportsBeforeAttach.clear();
         owed.forEach(this::broadcastReport);
@@ -197,6 +231,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     @Override
     public long commit(CommitRequest request) {
         long start = System.nanoTime();
+        long began = request.startNanos();
+        long costFrom = began != -1 && start - began >= 0 ? began : start;
         GroupMember member = group;
         if (closed || member == null) {
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "the replica is not in its group");
@@ -207,38 +243,52 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     + request.snapshotVersion() + " (found before broadcasting)");
         }
         long[] readIds = distinctReadIds(request);
+        long marshalStart = System.nanoTime();
         byte[] values = encodeValues(request);
+        long marshalNanos = System.nanoTime() - marshalStart;
         TransactionProfile profile = new TransactionProfile(readIds.length, request.writeSetSize(), values.length);
         Protocol protocol = oracle.choose(profile);
         long txId = txIds.incrementAndGet();
-        byte[] message = encode(txId, protocol, request, readIds, values);
+        byte[] gossip = oracleGossip();
+        long bloomStart = System.nanoTime();
+        BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(request, readIds) : null;
+        long bloomNanos = bloom == null ? -1 : System.nanoTime() - bloomStart;
+        marshalStart = System.nanoTime();
+        byte[] message = encode(txId, protocol, request, readIds, bloom, values, gossip);
+        marshalNanos += System.nanoTime() - marshalStart;
         if (message.length > settings.maxMessageBytes() && protocol != Protocol.VC) {
             protocol = Protocol.VC; // only the write-set travels
             stats.rerouted.increment();
-            message = encode(txId, protocol, request, readIds, values);
+            bloomNanos = -1;
+            message = encode(txId, protocol, request, readIds, null, values, gossip);
         }
         if (message.length > settings.maxMessageBytes()) {
-            record(protocol, profile, start, Outcome.OTHER);
+            record(protocol, profile, costFrom, Outcome.OTHER);
             throw new TransactionAbortedException(AbortCause.TOO_LARGE, "the write-set takes " + message.length
                     + " bytes, more than the " + settings.maxMessageBytes() + " a commit message may carry");
         }
         LocalTx tx = new LocalTx(request, readIds, protocol, profile, start);
+        tx.messageBytes = message.length;
+        tx.marshalNanos = marshalNanos;
+        tx.bloomBuildNanos = bloomNanos;
         local.put(txId, tx);
         stats.of(protocol).bytes.add(message.length);
         try {
+            tx.broadcastAt = System.nanoTime();
             member.broadcast(message);
         } catch (NotInMajorityException e) {
             local.remove(txId);
-            record(protocol, profile, start, Outcome.OTHER);
+            record(protocol, profile, costFrom, Outcome.OTHER);
             throw new TransactionAbortedException(AbortCause.NOT_IN_MAJORITY, e.getMessage(), e);
         } catch (RuntimeException e) {
             local.remove(txId);
-            record(protocol, profile, start, Outcome.OTHER);
+            record(protocol, profile, costFrom, Outcome.OTHER);
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "broadcast failed: " + e, e);
         }
         try {
             long version = tx.outcome.get();
-            record(protocol, profile, start, Outcome.COMMITTED);
+            record(protocol, profile, costFrom, Outcome.COMMITTED);
+            observe(tx, start - costFrom);
             stats.of(protocol).committed.increment();
             stats.of(protocol).latencyNanos.add(System.nanoTime() - start);
             return version;
@@ -250,7 +300,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 case BLOOM_FILTER_FALSE_POSITIVE -> Outcome.FALSE_POSITIVE;
                 default -> Outcome.OTHER;
             };
-            record(protocol, profile, start, outcome);
+            record(protocol, profile, costFrom, outcome);
             switch (outcome) {
                 case CONFLICT -> stats.of(protocol).conflicts.increment();
                 case FALSE_POSITIVE -> stats.of(protocol).falsePositives.increment();
@@ -267,6 +317,31 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     }
 
+    /** The oracle's statistics for the other replicas, when due: they ride on this commit (DistUCB). */
+    private byte[] oracleGossip() {
+        try {
+            byte[] gossip = oracle.gossipToSend();
+            return gossip == null ? NO_GOSSIP : gossip;
+        } catch (RuntimeException e) {
+            LOG.warn("the oracle failed to produce its statistics for the other replicas", e);
+            return NO_GOSSIP;
+        }
+    }
+
+    private void observe(LocalTx tx, long executionNanos) {
+        try {
+            oracle.observe(new CommitTimings(tx.protocol, tx.profile, executionNanos, tx.messageBytes, tx.marshalNanos,
+                    tx.bloomBuildNanos, tx.validationNanos, tx.broadcastNanos, tx.voteNanos));
+        } catch (RuntimeException e) {
+            LOG.warn("the oracle failed to observe a commit", e);
+        }
+    }
+
+    /**
+     * Tells the oracle what the transaction cost: from the start of its execution when the STM says (a protocol
+     * that slows every replica's execution down, by the CPU its certification takes, shows up there), else from
+     * the start of the commit.
+     */
     private void record(Protocol protocol, TransactionProfile profile, long start, Outcome outcome) {
         try {
             oracle.record(protocol, profile, System.nanoTime() - start, outcome);
@@ -306,11 +381,25 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         return out.toByteArray();
     }
 
-    private byte[] encode(long txId, Protocol protocol, CommitRequest request, long[] readIds, byte[] values) {
+    private BloomFilter bloomOf(CommitRequest request, long[] readIds) {
+        // Sized so that the filter causes about the configured extra abort rate, given how many ids are checked
+        // against it: those written since the snapshot, and as many again during the commit.
+        int lookups = Math.max(8, 2 * writesSinceEstimate(request.snapshotVersion()));
+        double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
+        BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup);
+        for (long id : readIds) {
+            bloom.add(id);
+        }
+        return bloom;
+    }
+
+    private byte[] encode(long txId, Protocol protocol, CommitRequest request, long[] readIds, BloomFilter bloom,
+            byte[] values, byte[] gossip) {
         int n = request.writeSetSize();
-        ValueOutput out = new ValueOutput(codec, 64 + n * 10 + values.length
+        ValueOutput out = new ValueOutput(codec, 64 + n * 10 + values.length + gossip.length
                 + (protocol == Protocol.NVC ? readIds.length * 9 : 0));
         out.writeByte(TX).writeByte(protocol.ordinal()).writeVarLong(txId).writeVarLong(request.snapshotVersion());
+        out.writeBytes(gossip);
         out.writeVarInt(n);
         for (int i = 0; i < n; i++) {
             out.writeLong(request.writtenBox(i).id()).writeBoolean(request.isCreated(i));
@@ -324,17 +413,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     previous = id;
                 }
             }
-            case BFC -> {
-                // Sized so that the filter causes about the configured extra abort rate, given how many ids
-                // are checked against it: those written since the snapshot, and as many again during the commit.
-                int lookups = Math.max(8, 2 * writesSinceEstimate(request.snapshotVersion()));
-                double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
-                BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup);
-                for (long id : readIds) {
-                    bloom.add(id);
-                }
-                bloom.write(out);
-            }
+            case BFC -> bloom.write(out);
             case VC -> {
                 // only the write-set travels
             }
@@ -356,6 +435,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
 
     @Override
     public void deliverOrdered(MemberId origin, long position, byte[] payload) {
+        long thread = Thread.currentThread().getId();
+        if (thread != deliveryThreadId) {
+            deliveryThreadId = thread;
+        }
         try {
             ValueInput in = new ValueInput(codec, payload, id -> {
                 throw new CodecException("no box references in headers");
@@ -383,6 +466,15 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         Protocol protocol = Protocol.values()[p];
         long txId = in.readVarLong();
         long snapshot = in.readVarLong();
+        byte[] gossip = in.readBytes();
+        if (gossip.length > 0 && !isSelf(origin)) {
+            try {
+                oracle.gossipReceived(gossip);
+            } catch (RuntimeException e) {
+                // the transaction itself is fine: certify it like every other replica does
+                LOG.warn("dropped malformed oracle statistics from {}: {}", origin, e.toString());
+            }
+        }
         int n = in.readLength(9);
         long[] writeIds = new long[n];
         boolean[] created = new boolean[n];
@@ -405,6 +497,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         int valuesOffset = payload.length - in.remaining();
         TxKey key = new TxKey(origin, txId);
         LocalTx mine = isSelf(origin) ? local.get(txId) : null;
+        if (mine != null && mine.broadcastNanos < 0) {
+            mine.broadcastNanos = System.nanoTime() - mine.broadcastAt;
+        }
         Queued q = new Queued(key, protocol, snapshot, writeIds, created, readIds, bloom, payload, valuesOffset, mine);
         queue.addLast(q);
         queuedByKey.put(key, q);
@@ -438,9 +533,12 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             return;
         }
         tx.voteSent = true;
+        long validationStart = System.nanoTime();
         boolean commit = q.snapshot >= writes.horizon() && log.firstStaleRead(tx.request) == null;
+        tx.validationNanos = System.nanoTime() - validationStart;
         ValueOutput out = new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(q.key.txId()).writeBoolean(commit);
         try {
+            tx.voteSentAt = System.nanoTime();
             group.reliableBroadcast(out.toByteArray());
         } catch (RuntimeException e) {
             LOG.warn("could not broadcast the vote for {}: {}", q.key, e.toString());
@@ -458,6 +556,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             boolean commit = in.readBoolean();
             in.expectEnd();
             Queued q = queuedByKey.get(key);
+            if (q != null && q.local != null && q.local.voteNanos < 0) {
+                q.local.voteNanos = System.nanoTime() - q.local.voteSentAt;
+            }
             if (decided.containsKey(key) || (q != null && q.resolving)) {
                 return; // decided, or being resolved in the total order: the vote there decides
             }
@@ -558,8 +659,15 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
 
     /** Decides and applies transactions from the head of the queue while their outcome is known. */
     private void drain() {
+        drainQueue();
+        Queued head = queue.peekFirst();
+        headWaitingSince = head == null ? 0 : head.deliveredAt;
+    }
+
+    private void drainQueue() {
         while (!queue.isEmpty()) {
             Queued head = queue.peekFirst();
+            long validationStart = System.nanoTime();
             Boolean commit;
             AbortCause cause = AbortCause.CONFLICT;
             String why = null;
@@ -570,13 +678,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             } else {
                 switch (head.protocol) {
                     case NVC -> {
-                        commit = true;
-                        for (long id : head.readIds) {
-                            if (writes.writtenAfter(id, head.snapshot)) {
-                                commit = false;
-                                why = "VBox#" + id + " was overwritten after snapshot " + head.snapshot;
-                                break;
-                            }
+                        Long stale = writes.readWrittenAfter(head.readIds, head.snapshot);
+                        commit = stale == null;
+                        if (!commit) {
+                            why = "VBox#" + stale + " was overwritten after snapshot " + head.snapshot;
                         }
                     }
                     case BFC -> {
@@ -598,6 +703,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     }
                     default -> throw new AssertionError(head.protocol);
                 }
+            }
+            if (head.local != null && head.protocol != Protocol.VC) {
+                head.local.validationNanos = System.nanoTime() - validationStart;
             }
             queue.pollFirst();
             queuedByKey.remove(head.key);
@@ -760,6 +868,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     @Override
     public void close() {
         closed = true;
+        try {
+            oracle.close();
+        } catch (RuntimeException e) {
+            LOG.warn("the oracle failed to close", e);
+        }
         for (Iterator<LocalTx> it = local.values().iterator(); it.hasNext(); ) {
             it.next().outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
                     "the replica was closed before the outcome was known"));

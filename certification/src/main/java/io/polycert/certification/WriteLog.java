@@ -56,6 +56,32 @@ final class WriteLog {
         return v != null && v > snapshot;
     }
 
+    /**
+     * A read written by a version after {@code snapshot}, or null if none: NVC's certification. Scans whichever is
+     * shorter, the ids written since the snapshot (each looked up in the sorted reads) or the reads (each looked up
+     * in the log): a large read-set against a few recent writes costs a few binary searches, not a lookup per read.
+     */
+    Long readWrittenAfter(long[] sortedReadIds, long snapshot) {
+        long perWrite = 64 - Long.numberOfLeadingZeros(sortedReadIds.length);
+        if ((long) writesAfter(snapshot) * perWrite < sortedReadIds.length) {
+            Long[] found = new Long[1];
+            anyWrittenAfter(snapshot, id -> {
+                if (java.util.Arrays.binarySearch(sortedReadIds, id) >= 0) {
+                    found[0] = id;
+                    return true;
+                }
+                return false;
+            });
+            return found[0];
+        }
+        for (long id : sortedReadIds) {
+            if (writtenAfter(id, snapshot)) {
+                return id;
+            }
+        }
+        return null;
+    }
+
     /** Calls {@code visitor} with every id written after {@code snapshot}; stops when it returns true. */
     boolean anyWrittenAfter(long snapshot, java.util.function.LongPredicate visitor) {
         for (java.util.Iterator<Version> it = versions.descendingIterator(); it.hasNext(); ) {

@@ -9,6 +9,14 @@ package io.polycert.core;
  */
 public interface CommitRequest {
 
+    /**
+     * When this attempt of the transaction began ({@link System#nanoTime()}), or -1 if unknown: with it a replication
+     * layer can tell execution plus commit time, which is what a closed-loop client's throughput depends on.
+     */
+    default long startNanos() {
+        return -1;
+    }
+
     /** The version of the snapshot the transaction read from. */
     long snapshotVersion();
 

@@ -10,9 +10,15 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     /** Depth of {@link Stm#readOnly} blocks nested (flat) inside this transaction: writes are refused there. */
     private int readOnlyDepth;
     private long commitVersion = -1;
+    private final long startNanos = System.nanoTime();
 
     ReadWriteTransaction(Stm stm, CommitRecord snapshot) {
         super(stm, snapshot);
+    }
+
+    @Override
+    public long startNanos() {
+        return startNanos;
     }
 
     @Override

@@ -107,7 +107,8 @@ public final class Replica implements AutoCloseable {
         private String memberName = "replica-" + Long.toHexString(System.nanoTime() & 0xffffff);
         private GroupStack stack = GroupStack.embedded();
         private ValueCodec codec = ValueCodec.standard();
-        private ProtocolOracle oracle = ProtocolOracle.thresholds(100, 10_000);
+        /** Null for the default: a new DistUCB oracle for each replica started. */
+        private ProtocolOracle oracle;
         private CertificationSettings settings = CertificationSettings.defaults();
         private int minimumMembers = 1;
         private int maxAttempts = 100;
@@ -133,7 +134,10 @@ public final class Replica implements AutoCloseable {
             return this;
         }
 
-        /** Chooses NVC, BFC or VC per transaction (default: by read-set size, NVC below 100, VC from 10,000). */
+        /**
+         * Chooses NVC, BFC or VC per transaction (default: a new {@link ProtocolOracle#distUcb() DistUCB} oracle for
+         * each replica). An oracle learns about one replica: give each replica its own. The replica closes it.
+         */
         public Builder oracle(ProtocolOracle oracle) {
             this.oracle = Objects.requireNonNull(oracle, "oracle");
             return this;
@@ -166,7 +170,8 @@ public final class Replica implements AutoCloseable {
             PolymorphicReplicationManager[] manager = new PolymorphicReplicationManager[1];
             Stm stm = Stm.builder().name(memberName).idAllocator(ids).maxAttempts(maxAttempts)
                     .onBoxCreated(registry::register).strictCodec(codec)
-                    .commitHandler(log -> manager[0] = new PolymorphicReplicationManager(log, registry, codec, oracle,
+                    .commitHandler(log -> manager[0] = new PolymorphicReplicationManager(log, registry, codec,
+                            oracle != null ? oracle : ProtocolOracle.distUcb(),
                             settings))
                     .build();
             registry.rootFactory(id -> stm.root(id, null));

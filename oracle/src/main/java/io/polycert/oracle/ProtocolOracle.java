@@ -12,9 +12,39 @@ public interface ProtocolOracle {
     /**
      * What a transaction certified with {@code protocol} cost.
      *
-     * @param latencyNanos from the start of the commit until its outcome was known here
+     * @param latencyNanos from the start of the transaction's execution (of its commit where the STM cannot say)
+     *     until its outcome was known here: what a closed-loop client's throughput depends on
      */
     void record(Protocol protocol, TransactionProfile profile, long latencyNanos, Outcome outcome);
+
+    /** Called once the replica has joined its group: the oracle may start monitoring it. */
+    default void attach(OracleContext context) {
+    }
+
+    /** Where a committed transaction's time went (cost-model oracles learn from it). Called on committing threads. */
+    default void observe(CommitTimings timings) {
+    }
+
+    /** Stops whatever the oracle runs in the background (monitor threads, sample files). */
+    default void close() {
+    }
+
+    /**
+     * Statistics this oracle wants carried to the other replicas on this replica's next commit broadcast (DistUCB),
+     * or null when none are due. Called on committing threads; cheap when nothing is due.
+     */
+    default byte[] gossipToSend() {
+        return null;
+    }
+
+    /**
+     * Statistics another replica's oracle sent with {@link #gossipToSend()}, in delivery order. Repeats and
+     * this oracle's own statistics must change nothing.
+     *
+     * @throws IllegalArgumentException if the bytes are not valid statistics (the caller drops and logs them)
+     */
+    default void gossipReceived(byte[] gossip) {
+    }
 
     /** Always the same protocol. */
     static ProtocolOracle always(Protocol protocol) {
@@ -24,5 +54,15 @@ public interface ProtocolOracle {
     /** NVC below {@code bfcFrom} reads, BFC below {@code vcFrom}, VC from there on. */
     static ProtocolOracle thresholds(int bfcFrom, int vcFrom) {
         return new ThresholdOracle(bfcFrom, vcFrom);
+    }
+
+    /** UCB1-Tuned bandits per read-set bucket, learning from this replica's transactions alone. */
+    static ProtocolOracle ucb() {
+        return UcbOracle.builder().build();
+    }
+
+    /** DistUCB: UCB bandits that also merge the other replicas' statistics, exchanged every 10 s. */
+    static ProtocolOracle distUcb() {
+        return UcbOracle.builder().distributed(true).build();
     }
 }

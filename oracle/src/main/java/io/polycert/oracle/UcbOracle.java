@@ -1,0 +1,539 @@
+package io.polycert.oracle;
+
+import java.nio.BufferUnderflowException;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.LongSupplier;
+
+/**
+ * PolyCert's on-line learning oracle: a multi-armed bandit per read-set-size bucket (see {@link ReadSetBuckets}),
+ * whose arms are NVC, BFC and VC and whose reward is a commit's latency mapped to [0, 1]:
+ * {@code R(t) = (maxLatency - min(maxLatency, t)) / maxLatency}.
+ *
+ * <p><b>maxLatency</b> is self-tuned as in the paper, per bucket: the first transactions of a bucket run VC, whose
+ * latency hardly depends on the read-set, until the standard deviation of their latencies is below twice their
+ * mean (at least {@code bootstrapMin}, at most {@code bootstrapMax} transactions); then maxLatency = mean + sigma
+ * (the paper's mean * (1 + sigma), with sigma read as relative to the mean so the rule is unit-free), and those
+ * samples become the VC arm's first rewards. Per bucket rather than once, because a global bound learned on small
+ * transactions saturates (reward 0 for every arm) on huge ones.
+ *
+ * <p><b>Changing workloads</b>: a bucket's statistics fade with a half-life in time (default 60 s), so old
+ * evidence weighs less and less whatever the transaction rate; and a lasting shift of an arm's recent rewards away
+ * from its long-run mean cuts the bucket's evidence back, so it learns again quickly.
+ *
+ * <p><b>DistUCB</b> ({@link Builder#distributed}): every {@code gossipInterval} the replica piggybacks its own
+ * per-bucket statistics (count, sum and sum of squares of rewards per arm) on a commit broadcast. Receivers keep
+ * the latest statistics of each other replica, by sequence number, and score arms on their own statistics plus
+ * those: the paper's weighted-mean merge, without its double counting: a repeated, reordered or echoed message
+ * changes nothing, and only a replica's own samples travel. Statistics not refreshed for three intervals (a replica
+ * that left) are dropped.
+ *
+ * <p>Thread-safe; {@code choose} and {@code record} lock one bucket briefly.
+ */
+public final class UcbOracle implements ProtocolOracle {
+    private static final int ARMS = Protocol.values().length;
+    private static final int VC = Protocol.VC.ordinal();
+    private static final byte GOSSIP_FORMAT = 1;
+    /** Smoothing of the recent-reward average that detects a shift: about the last 256 rewards. */
+    private static final double DRIFT_ALPHA = 1.0 / 256;
+    /**
+     * Rewards of 0 in a row after which maxLatency is learned again: every arm is beyond it (a bootstrap on unusually
+     * fast transactions, or the workload grew), and the bandit can no longer tell them apart.
+     */
+    private static final int SATURATED_AFTER = 100;
+
+    private final UcbIndex index;
+    private final boolean distributed;
+    private final long gossipIntervalNanos;
+    private final int bootstrapMin;
+    private final int bootstrapMax;
+    private final long halfLifeNanos;
+    private final double driftShift;
+    private final LongSupplier clock;
+    private final Bucket[] buckets = new Bucket[ReadSetBuckets.COUNT];
+    /** Identifies this oracle's gossip, so an echo of it is recognized. */
+    private final long instance = ThreadLocalRandom.current().nextLong();
+    private final AtomicLong gossipSequence = new AtomicLong();
+    private final AtomicLong lastGossipNanos;
+    /** Latest statistics of every other replica, replaced as a whole (copy on write) under {@code this}. */
+    private volatile Map<Long, RemoteStatistics> remote = Map.of();
+
+    private UcbOracle(Builder b) {
+        this.index = b.index;
+        this.distributed = b.distributed;
+        this.gossipIntervalNanos = b.gossipInterval.toNanos();
+        this.bootstrapMin = b.bootstrapMin;
+        this.bootstrapMax = b.bootstrapMax;
+        this.halfLifeNanos = b.halfLife.toNanos();
+        this.driftShift = b.driftShift;
+        this.clock = b.clock;
+        for (int i = 0; i < buckets.length; i++) {
+            buckets[i] = new Bucket(bootstrapMax);
+        }
+        this.lastGossipNanos = new AtomicLong(clock.getAsLong());
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /** Settings of a {@link UcbOracle}; the defaults are what the switching benchmark found best. */
+    public static final class Builder {
+        private UcbIndex index = UcbIndex.UCB1_TUNED;
+        private boolean distributed;
+        private Duration gossipInterval = Duration.ofSeconds(10);
+        private int bootstrapMin = 20;
+        private int bootstrapMax = 100;
+        private Duration halfLife = Duration.ofSeconds(60);
+        private double driftShift = 0.15;
+        private LongSupplier clock = System::nanoTime;
+
+        private Builder() {
+        }
+
+        /** The arm-scoring rule (default UCB1-Tuned). */
+        public Builder index(UcbIndex index) {
+            this.index = Objects.requireNonNull(index, "index");
+            return this;
+        }
+
+        /** DistUCB: exchange statistics with the other replicas (default off). */
+        public Builder distributed(boolean distributed) {
+            this.distributed = distributed;
+            return this;
+        }
+
+        /** How often DistUCB piggybacks this replica's statistics (default 10 s). */
+        public Builder gossipInterval(Duration interval) {
+            if (interval == null || interval.isNegative() || interval.isZero()) {
+                throw new IllegalArgumentException("gossip interval must be positive, got " + interval);
+            }
+            this.gossipInterval = interval;
+            return this;
+        }
+
+        /** Bounds of the VC bootstrap that sets a bucket's maxLatency (default 20 to 100 transactions). */
+        public Builder bootstrap(int minTransactions, int maxTransactions) {
+            if (minTransactions < 2 || maxTransactions < minTransactions || maxTransactions > 100_000) {
+                throw new IllegalArgumentException("bootstrap needs 2 <= min <= max <= 100,000 transactions, got "
+                        + minTransactions + " and " + maxTransactions);
+            }
+            this.bootstrapMin = minTransactions;
+            this.bootstrapMax = maxTransactions;
+            return this;
+        }
+
+        /** How fast old statistics fade: their weight halves every {@code halfLife} (default 60 s). */
+        public Builder halfLife(Duration halfLife) {
+            if (halfLife == null || halfLife.toMillis() < 1) {
+                throw new IllegalArgumentException("half-life must be at least 1 ms, got " + halfLife);
+            }
+            this.halfLife = halfLife;
+            return this;
+        }
+
+        /**
+         * The least shift of an arm's recent mean reward that counts as a change of workload (default 0.15; it must
+         * also stand six standard errors clear of the noise, for about 256 samples in a row).
+         * {@code Double.POSITIVE_INFINITY} disables it.
+         */
+        public Builder driftShift(double shift) {
+            if (!(shift > 0)) {
+                throw new IllegalArgumentException("drift shift must be positive, got " + shift);
+            }
+            this.driftShift = shift;
+            return this;
+        }
+
+        /** The time source, in nanoseconds (tests). */
+        Builder clock(LongSupplier nanoTime) {
+            this.clock = Objects.requireNonNull(nanoTime, "clock");
+            return this;
+        }
+
+        public UcbOracle build() {
+            return new UcbOracle(this);
+        }
+    }
+
+    /** Statistics of one arm: a count and the sums of rewards and squared rewards (fractional once halved). */
+    private static final class Bucket {
+        final double[] n = new double[ARMS];
+        final double[] sum = new double[ARMS];
+        final double[] sumSq = new double[ARMS];
+        final double[] recentMean = new double[ARMS];
+        final int[] recentCount = new int[ARMS];
+        /** Consecutive rewards of 0 (latency at or beyond maxLatency), whatever the arm. */
+        int zeroRun;
+        /** Consecutive samples the recent average has spent beyond the shift threshold. */
+        final int[] beyond = new int[ARMS];
+        /** NaN while bootstrapping. */
+        double maxLatency = Double.NaN;
+        final long[] bootstrapSamples;
+        int bootstrapCount;
+        /** Remote statistics received before this instant predate a reset of this bucket and are ignored. */
+        long resetAt = Long.MIN_VALUE;
+        /** When the statistics were last faded. */
+        long fadedAt;
+        boolean fadedOnce;
+        int resets;
+
+        Bucket(int bootstrapMax) {
+            bootstrapSamples = new long[bootstrapMax];
+        }
+
+        void clear(long now) {
+            Arrays.fill(n, 0);
+            Arrays.fill(sum, 0);
+            Arrays.fill(sumSq, 0);
+            Arrays.fill(recentCount, 0);
+            Arrays.fill(beyond, 0);
+            zeroRun = 0;
+            maxLatency = Double.NaN;
+            bootstrapCount = 0;
+            resetAt = now;
+        }
+    }
+
+    /** The latest statistics of one other replica: [bucket][arm * 3 + {n, sum, sumSq}]. */
+    private record RemoteStatistics(long sequence, long receivedAt, double[][] buckets) {
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    @Override
+    public Protocol choose(TransactionProfile profile) {
+        double[] merged = merged(ReadSetBuckets.of(profile.readSetSize()), true);
+        return merged == null ? Protocol.VC : best(merged);
+    }
+
+    /** The bucket's statistics plus the other replicas', [arm * 3 + {n, sum, sumSq}]; null while bootstrapping. */
+    private double[] merged(int b, boolean nullWhileBootstrapping) {
+        Bucket bucket = buckets[b];
+        double[] merged = new double[3 * ARMS];
+        synchronized (bucket) {
+            if (nullWhileBootstrapping && Double.isNaN(bucket.maxLatency)) {
+                return null;
+            }
+            for (int a = 0; a < ARMS; a++) {
+                merged[3 * a] = bucket.n[a];
+                merged[3 * a + 1] = bucket.sum[a];
+                merged[3 * a + 2] = bucket.sumSq[a];
+            }
+            addRemote(b, bucket.resetAt, merged);
+        }
+        return merged;
+    }
+
+    private Protocol best(double[] merged) {
+        double total = 0;
+        for (int a = 0; a < ARMS; a++) {
+            total += merged[3 * a];
+        }
+        int best = 0;
+        double bestScore = Double.NEGATIVE_INFINITY;
+        for (int a = 0; a < ARMS; a++) {
+            double ni = merged[3 * a];
+            double mean = ni > 0 ? merged[3 * a + 1] / ni : 0;
+            double variance = ni > 0 ? merged[3 * a + 2] / ni - mean * mean : 0;
+            double score = index.score(mean, variance, ni, total);
+            if (score > bestScore) {
+                bestScore = score;
+                best = a;
+            }
+        }
+        return Protocol.values()[best];
+    }
+
+    private void addRemote(int b, long notBefore, double[] into) {
+        if (!distributed) {
+            return;
+        }
+        long expired = clock.getAsLong() - 3 * gossipIntervalNanos;
+        for (RemoteStatistics r : remote.values()) {
+            if (r.receivedAt() > notBefore && r.receivedAt() > expired && r.buckets()[b] != null) {
+                double[] s = r.buckets()[b];
+                for (int i = 0; i < into.length; i++) {
+                    into[i] += s[i];
+                }
+            }
+        }
+    }
+
+    @Override
+    public void record(Protocol protocol, TransactionProfile profile, long latencyNanos, Outcome outcome) {
+        if (outcome == Outcome.OTHER) {
+            return; // not the protocol's doing (the replica left, a value could not be encoded)
+        }
+        Bucket bucket = buckets[ReadSetBuckets.of(profile.readSetSize())];
+        int arm = protocol.ordinal();
+        synchronized (bucket) {
+            if (Double.isNaN(bucket.maxLatency)) {
+                if (arm == VC && outcome != Outcome.FALSE_POSITIVE) {
+                    bootstrapSample(bucket, latencyNanos);
+                }
+                return;
+            }
+            // A false positive wasted the whole commit: BFC earns nothing. A real conflict aborts under any
+            // protocol, so it is rewarded for its latency like a commit.
+            double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
+            add(bucket, arm, reward);
+            bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
+            if (bucket.zeroRun >= SATURATED_AFTER) {
+                bucket.resets++;
+                bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
+                return;
+            }
+            detectShift(bucket, arm, reward);
+        }
+    }
+
+    private static double reward(double maxLatency, long latencyNanos) {
+        return (maxLatency - Math.min(maxLatency, latencyNanos)) / maxLatency;
+    }
+
+    private void bootstrapSample(Bucket bucket, long latencyNanos) {
+
+        bucket.bootstrapSamples[bucket.bootstrapCount++] = latencyNanos;
+        int count = bucket.bootstrapCount;
+        double mean = 0;
+        for (int i = 0; i < count; i++) {
+            mean += bucket.bootstrapSamples[i];
+        }
+        mean /= count;
+        double var = 0;
+        for (int i = 0; i < count; i++) {
+            double d = bucket.bootstrapSamples[i] - mean;
+            var += d * d;
+        }
+        double sigma = Math.sqrt(var / (count - (count > 1 ? 1 : 0)));
+        boolean settled = count >= bootstrapMin && sigma < 2 * mean;
+        if (settled || count >= bootstrapMax) {
+            bucket.maxLatency = Math.max(1, mean + sigma);
+            for (int i = 0; i < count; i++) {
+                add(bucket, VC, reward(bucket.maxLatency, bucket.bootstrapSamples[i]));
+            }
+        }
+    }
+
+    private void add(Bucket bucket, int arm, double reward) {
+        fade(bucket);
+        bucket.n[arm]++;
+        bucket.sum[arm] += reward;
+        bucket.sumSq[arm] += reward * reward;
+    }
+
+    /** Weighs the statistics down by 2^(-elapsed / half-life), in steps of a tenth of the half-life. */
+    private void fade(Bucket bucket) {
+        long now = clock.getAsLong();
+        if (!bucket.fadedOnce) {
+            bucket.fadedOnce = true;
+            bucket.fadedAt = now;
+            return;
+        }
+        long elapsed = now - bucket.fadedAt;
+        if (elapsed < halfLifeNanos / 10) {
+            return;
+        }
+        double factor = Math.pow(0.5, (double) elapsed / halfLifeNanos);
+        for (int a = 0; a < ARMS; a++) {
+            bucket.n[a] *= factor;
+            bucket.sum[a] *= factor;
+            bucket.sumSq[a] *= factor;
+        }
+        bucket.fadedAt = now;
+    }
+
+    /**
+     * Detects a shift: an arm's recent rewards (a moving average over about {@code 1/DRIFT_ALPHA} samples) staying
+     * far from its long-run mean for as many samples in a row. Then the bucket's evidence is cut to a twentieth
+     * (means kept), so new rewards count at once, and the other replicas' older statistics are set aside. Latencies
+     * come in bursts (collections, neighbours' load), so the test is deliberately slow to fire, and firing wrongly
+     * costs only some exploration.
+     */
+    private void detectShift(Bucket bucket, int arm, double reward) {
+        int seen = ++bucket.recentCount[arm];
+        bucket.recentMean[arm] = seen == 1 ? reward : bucket.recentMean[arm] + DRIFT_ALPHA * (reward
+                - bucket.recentMean[arm]);
+        if (seen < 2 / DRIFT_ALPHA) {
+            return;
+        }
+        double mean = bucket.sum[arm] / bucket.n[arm];
+        double sd = Math.sqrt(Math.max(0, bucket.sumSq[arm] / bucket.n[arm] - mean * mean));
+        double noise = sd * Math.sqrt(DRIFT_ALPHA / (2 - DRIFT_ALPHA));
+        if (Math.abs(bucket.recentMean[arm] - mean) <= Math.max(driftShift, 6 * noise)) {
+            bucket.beyond[arm] = 0;
+            return;
+        }
+        if (++bucket.beyond[arm] < 1 / DRIFT_ALPHA) {
+            return;
+        }
+        bucket.resets++;
+        long now = clock.getAsLong();
+        for (int a = 0; a < ARMS; a++) {
+            bucket.n[a] *= 0.05;
+            bucket.sum[a] *= 0.05;
+            bucket.sumSq[a] *= 0.05;
+            bucket.recentCount[a] = 0;
+            bucket.beyond[a] = 0;
+        }
+        bucket.resetAt = now;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // DistUCB gossip
+
+    @Override
+    public byte[] gossipToSend() {
+        if (!distributed) {
+            return null;
+        }
+        long now = clock.getAsLong();
+        long last = lastGossipNanos.get();
+        if (now - last < gossipIntervalNanos || !lastGossipNanos.compareAndSet(last, now)) {
+            return null;
+        }
+        ByteBuffer out = ByteBuffer.allocate(1 + 8 + 8 + 1 + ReadSetBuckets.COUNT * (1 + 3 * ARMS * 8));
+        out.put(GOSSIP_FORMAT).putLong(instance).putLong(gossipSequence.incrementAndGet());
+        int countAt = out.position();
+        out.put((byte) 0);
+        int count = 0;
+        for (int b = 0; b < buckets.length; b++) {
+            Bucket bucket = buckets[b];
+            synchronized (bucket) {
+                if (bucket.n[0] + bucket.n[1] + bucket.n[2] == 0) {
+                    continue;
+                }
+                out.put((byte) b);
+                for (int a = 0; a < ARMS; a++) {
+                    out.putDouble(bucket.n[a]).putDouble(bucket.sum[a]).putDouble(bucket.sumSq[a]);
+                }
+                count++;
+            }
+        }
+        out.put(countAt, (byte) count);
+        byte[] bytes = new byte[out.position()];
+        out.flip().get(bytes);
+        return bytes;
+    }
+
+    @Override
+    public void gossipReceived(byte[] gossip) {
+        if (!distributed) {
+            return;
+        }
+        ByteBuffer in = ByteBuffer.wrap(gossip);
+        RemoteStatistics stats;
+        long sender;
+        try {
+            if (in.get() != GOSSIP_FORMAT) {
+                throw new IllegalArgumentException("unknown oracle gossip format " + gossip[0]);
+            }
+            sender = in.getLong();
+            long sequence = in.getLong();
+            int count = in.get();
+            if (count < 0 || count > ReadSetBuckets.COUNT) {
+                throw new IllegalArgumentException("oracle gossip with " + count + " buckets");
+            }
+            double[][] perBucket = new double[ReadSetBuckets.COUNT][];
+            for (int i = 0; i < count; i++) {
+                int b = in.get();
+                if (b < 0 || b >= ReadSetBuckets.COUNT || perBucket[b] != null) {
+                    throw new IllegalArgumentException("oracle gossip names bucket " + b + " twice or out of range");
+                }
+                double[] s = new double[3 * ARMS];
+                for (int a = 0; a < ARMS; a++) {
+                    double n = in.getDouble();
+                    double sum = in.getDouble();
+                    double sumSq = in.getDouble();
+                    // rewards lie in [0, 1]: so do their sums relative to the count
+                    if (!(n >= 0 && n <= 1e12 && sum >= 0 && sum <= n && sumSq >= 0 && sumSq <= n)) {
+                        throw new IllegalArgumentException("oracle gossip with impossible statistics n=" + n
+                                + " sum=" + sum + " sumSq=" + sumSq);
+                    }
+                    s[3 * a] = n;
+                    s[3 * a + 1] = sum;
+                    s[3 * a + 2] = sumSq;
+                }
+                perBucket[b] = s;
+            }
+            if (in.hasRemaining()) {
+                throw new IllegalArgumentException("oracle gossip has " + in.remaining() + " trailing bytes");
+            }
+            stats = new RemoteStatistics(sequence, clock.getAsLong(), perBucket);
+        } catch (BufferUnderflowException e) {
+            throw new IllegalArgumentException("truncated oracle gossip of " + gossip.length + " bytes", e);
+        }
+        if (sender == instance) {
+            return; // our own statistics, echoed: already counted
+        }
+        synchronized (this) {
+            RemoteStatistics known = remote.get(sender);
+            if (known != null && known.sequence() >= stats.sequence()) {
+                return; // a repeat or an older message
+            }
+            Map<Long, RemoteStatistics> next = new HashMap<>();
+            long expired = stats.receivedAt() - 3 * gossipIntervalNanos;
+            remote.forEach((k, v) -> {
+                if (v.receivedAt() > expired) {
+                    next.put(k, v);
+                }
+            });
+            next.put(sender, stats);
+            remote = Map.copyOf(next);
+        }
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+    // Introspection (tests, benchmarks)
+
+    /** The bucket's merged statistics, [arm * 3 + {n, sum, sumSq}], as {@code choose} sees them. */
+    double[] mergedStatistics(int readSetSize) {
+        return merged(ReadSetBuckets.of(readSetSize), false);
+    }
+
+    /** The bucket's maxLatency in nanoseconds, or NaN while it bootstraps. */
+    double maxLatencyNanos(int readSetSize) {
+        Bucket bucket = buckets[ReadSetBuckets.of(readSetSize)];
+        synchronized (bucket) {
+            return bucket.maxLatency;
+        }
+    }
+
+    /** How many shifts the bucket detected. */
+    int resets(int readSetSize) {
+        Bucket bucket = buckets[ReadSetBuckets.of(readSetSize)];
+        synchronized (bucket) {
+            return bucket.resets;
+        }
+    }
+
+    /**
+     * What the bandit of one read-set bucket knows: its maxLatency, each arm's weight of evidence and mean reward
+     * (this replica's plus the others'), and how often a shift reset it. For logs and benchmarks.
+     */
+    public String describe(int readSetSize) {
+        int b = ReadSetBuckets.of(readSetSize);
+        double[] s = merged(b, false);
+        StringBuilder out = new StringBuilder("bucket ").append(ReadSetBuckets.label(b)).append(": maxLatency ");
+        double max = maxLatencyNanos(readSetSize);
+        out.append(Double.isNaN(max) ? "bootstrapping" : String.format(java.util.Locale.ROOT, "%.0f us", max / 1000));
+        for (Protocol p : Protocol.values()) {
+            int a = p.ordinal();
+            out.append(String.format(java.util.Locale.ROOT, ", %s n=%.0f mean=%.3f", p, s[3 * a],
+                    s[3 * a] > 0 ? s[3 * a + 1] / s[3 * a] : Double.NaN));
+        }
+        return out.append(", resets ").append(resets(readSetSize)).toString();
+    }
+
+    @Override
+    public String toString() {
+        return (distributed ? "dist-ucb" : "ucb") + "(" + index.name().toLowerCase().replace('_', '-') + ")";
+    }
+}

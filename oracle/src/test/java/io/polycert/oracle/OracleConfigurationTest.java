@@ -1,0 +1,66 @@
+package io.polycert.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.micronaut.context.ApplicationContext;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class OracleConfigurationTest {
+
+    @ParameterizedTest
+    @CsvSource({"dist-ucb, dist-ucb(ucb1-tuned)", "ucb, ucb(ucb1-tuned)", "static-nvc, static-nvc",
+            "static-bfc, static-bfc", "static-vc, static-vc", "threshold, 'threshold(bfc>=100, vc>=10000)'",
+            "decision-tree, decision-tree(on-line line fit)"})
+    void configurationPicksTheOracle(String kind, String expected) {
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", kind))) {
+            assertEquals(expected, context.getBean(ProtocolOracle.class).toString());
+        }
+    }
+
+    @Test
+    void defaultIsDistUcbAndSettingsApply() {
+        try (ApplicationContext context = ApplicationContext.run()) {
+            assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
+                "polycert.ucb.index", "ucb1"))) {
+            assertEquals("ucb(ucb1)", context.getBean(ProtocolOracle.class).toString());
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.gossip-interval", "500ms"))) {
+            assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
+        }
+    }
+
+    @Test
+    void unknownOracleIsAClearError() {
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "magic"))) {
+            RuntimeException e = assertThrows(RuntimeException.class,
+                    () -> context.getBean(ProtocolOracle.class));
+            assertTrue(rootMessage(e).contains("'magic' is not an oracle"), rootMessage(e));
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
+                "polycert.ucb.index", "ucb7"))) {
+            RuntimeException e = assertThrows(RuntimeException.class,
+                    () -> context.getBean(ProtocolOracle.class));
+            assertTrue(rootMessage(e).contains("ucb7"), rootMessage(e));
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "dist-ucb",
+                "polycert.ucb.gossip-interval", "often"))) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> context.getBean(ProtocolOracle.class));
+            assertTrue(rootMessage(e).contains("'often' is not a duration"), rootMessage(e));
+        }
+    }
+
+    private static String rootMessage(Throwable e) {
+        StringBuilder b = new StringBuilder();
+        for (Throwable t = e; t != null; t = t.getCause()) {
+            b.append(t.getMessage()).append(" / ");
+        }
+        return b.toString();
+    }
+}

@@ -1,0 +1,200 @@
+package io.polycert.oracle;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class UcbOracleTest {
+    /** Medians (µs) shaped like the measured bank: {read-set, NVC, BFC, VC}. BFC 20% ahead at R=1 is the hard one. */
+    private static final int[][] WORKLOADS = {
+            {1, 150, 120, 240}, {10, 140, 170, 240}, {100, 200, 160, 270}, {1_000, 540, 380, 500},
+            {10_000, 2_700, 2_200, 1_500}, {100_000, 16_000, 13_000, 5_500}, {2_000_000, 160_000, 130_000, 9_000}};
+
+    @Test
+    void picksTheBestArmInEveryBucketAfterAShortLearningPhase() {
+        for (int[] w : WORKLOADS) {
+            UcbOracle oracle = UcbOracle.builder().build();
+            SimulatedBandit bandit = new SimulatedBandit(w[0], 0.3, w[1], w[2], w[3]);
+            bandit.play(oracle, w[0], 1_000); // learning: bootstrap and exploration
+            int steps = 10_000;
+            double share = (double) bandit.play(oracle, w[0], steps) / steps;
+            assertTrue(share >= 0.95, "chose " + bandit.best() + " for R=" + w[0] + " only " + share
+                    + " of the time");
+        }
+    }
+
+    @Test
+    void ucb1LearnsTooWhenTheGapIsWide() {
+        UcbOracle oracle = UcbOracle.builder().index(UcbIndex.UCB1).build();
+        SimulatedBandit bandit = new SimulatedBandit(7, 0.3, 300, 500, 120);
+        bandit.play(oracle, 100_000, 1_000);
+        assertTrue(bandit.play(oracle, 100_000, 10_000) >= 9_000);
+    }
+
+    @Test
+    void tunedIndexHasLessRegretThanUcb1WhenRewardsAreClose() {
+        long[] regret = new long[2];
+        for (UcbIndex index : UcbIndex.values()) {
+            for (int seed = 0; seed < 5; seed++) {
+                UcbOracle oracle = UcbOracle.builder().index(index).build();
+                SimulatedBandit bandit = new SimulatedBandit(seed, 0.3, 150, 120, 240);
+                regret[index.ordinal()] += 20_000 - bandit.play(oracle, 1, 20_000);
+            }
+        }
+        assertTrue(regret[UcbIndex.UCB1_TUNED.ordinal()] < regret[UcbIndex.UCB1.ordinal()],
+                "suboptimal choices: UCB1 " + regret[0] + ", UCB1-Tuned " + regret[1]);
+    }
+
+    @Test
+    void bootstrapRunsVcUntilTheSpreadSettlesThenSetsMaxLatency() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
+        TransactionProfile profile = new TransactionProfile(5, 1, 8);
+        // Calm latencies: sigma < 2 * mean from the start, so it stops at the minimum of 20.
+        for (int i = 0; i < 19; i++) {
+            assertEquals(Protocol.VC, oracle.choose(profile));
+            oracle.record(Protocol.VC, profile, i % 2 == 0 ? 100_000 : 140_000, Outcome.COMMITTED);
+        }
+        assertTrue(Double.isNaN(oracle.maxLatencyNanos(5)));
+        oracle.record(Protocol.VC, profile, 140_000, Outcome.COMMITTED);
+        // mean 120 µs, sample sigma 20.5 µs
+        double sigma = 20_000 * Math.sqrt(20.0 / 19);
+        assertEquals(120_000 + sigma, oracle.maxLatencyNanos(5), 1);
+        double[] s = oracle.mergedStatistics(5);
+        assertEquals(20, s[3 * Protocol.VC.ordinal()], "bootstrap samples feed the VC arm");
+        assertEquals(0, s[0]);
+    }
+
+    @Test
+    void bootstrapOfDisperseLatenciesStopsAtItsBound() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
+        TransactionProfile profile = new TransactionProfile(50, 1, 8);
+        for (int i = 0; i < 99; i++) {
+            assertEquals(Protocol.VC, oracle.choose(profile));
+            // one huge outlier in every 40: sigma stays above twice the mean
+            oracle.record(Protocol.VC, profile, i % 40 == 0 ? 1_000_000_000L : 1_000, Outcome.COMMITTED);
+            assertTrue(Double.isNaN(oracle.maxLatencyNanos(50)), "stopped early at " + i);
+        }
+        oracle.record(Protocol.VC, profile, 1_000, Outcome.COMMITTED);
+        assertTrue(oracle.maxLatencyNanos(50) > 0);
+    }
+
+    @Test
+    void bucketsLearnIndependently() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(2, 2).build();
+        TransactionProfile small = new TransactionProfile(3, 1, 8);
+        oracle.record(Protocol.VC, small, 1000, Outcome.COMMITTED);
+        oracle.record(Protocol.VC, small, 1000, Outcome.COMMITTED);
+        assertTrue(oracle.maxLatencyNanos(9) > 0);
+        assertTrue(Double.isNaN(oracle.maxLatencyNanos(10)));
+        assertEquals(Protocol.VC, oracle.choose(new TransactionProfile(10, 1, 8)));
+    }
+
+    @Test
+    void reconvergesAfterTheBestArmChanges() {
+        UcbOracle oracle = UcbOracle.builder().build();
+        SimulatedBandit before = new SimulatedBandit(1, 0.3, 150, 300, 400);
+        before.play(oracle, 1_000, 3_000);
+        assertTrue(before.play(oracle, 1_000, 1_000) > 950);
+        // The network slows NVC's big messages down: now VC is best by far.
+        SimulatedBandit after = new SimulatedBandit(2, 0.3, 700, 600, 300);
+        after.play(oracle, 1_000, 1_500);
+        assertTrue(oracle.resets(1_000) >= 1, "the shift was detected");
+        int share = after.play(oracle, 1_000, 1_000);
+        assertTrue(share > 950, "after the shift VC chosen " + share + "/1000");
+    }
+
+    @Test
+    void learnsMaxLatencyAgainWhenEveryArmSaturates() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
+        new SimulatedBandit(5, 0.1, 100, 100, 100).play(oracle, 50_000, 20); // a bootstrap on fast transactions
+        double first = oracle.maxLatencyNanos(50_000);
+        assertTrue(first < 200_000, "bound " + first);
+        // then every protocol takes ten times longer: all rewards 0
+        SimulatedBandit slow = new SimulatedBandit(6, 0.3, 2_000, 3_000, 1_000);
+        slow.play(oracle, 50_000, 200);
+        assertTrue(oracle.maxLatencyNanos(50_000) > 500_000, "bound learned again: " + oracle.maxLatencyNanos(50_000));
+        int vc = slow.play(oracle, 50_000, 2_000);
+        assertTrue(vc > 1_600, "and VC is found best: " + vc + "/2000");
+    }
+
+    @Test
+    void staysPutWhenNothingChanges() {
+        UcbOracle oracle = UcbOracle.builder().build();
+        SimulatedBandit bandit = new SimulatedBandit(3, 0.5, 150, 120, 240);
+        bandit.play(oracle, 1, 50_000);
+        assertEquals(0, oracle.resets(1), "noise alone reset the learner");
+    }
+
+    @Test
+    void falsePositivesEarnNothing() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(2, 2).build();
+        TransactionProfile p = new TransactionProfile(1, 1, 8);
+        oracle.record(Protocol.VC, p, 1000, Outcome.COMMITTED);
+        oracle.record(Protocol.VC, p, 1000, Outcome.COMMITTED);
+        oracle.record(Protocol.BFC, p, 1, Outcome.FALSE_POSITIVE);
+        oracle.record(Protocol.NVC, p, 1, Outcome.OTHER);
+        double[] s = oracle.mergedStatistics(1);
+        assertEquals(1, s[3 * Protocol.BFC.ordinal()]);
+        assertEquals(0, s[3 * Protocol.BFC.ordinal() + 1]);
+        assertEquals(0, s[3 * Protocol.NVC.ordinal()], "an abort for another reason teaches nothing");
+    }
+
+    @Test
+    void gossipIsDueOncePerIntervalAndOnlyWhenDistributed() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle local = UcbOracle.builder().clock(now::get).build();
+        UcbOracle dist = UcbOracle.builder().distributed(true).gossipInterval(Duration.ofSeconds(10))
+                .clock(now::get).build();
+        now.addAndGet(Duration.ofSeconds(11).toNanos());
+        assertNull(local.gossipToSend());
+        assertTrue(dist.gossipToSend() != null);
+        assertNull(dist.gossipToSend(), "once per interval");
+        now.addAndGet(Duration.ofSeconds(10).toNanos());
+        assertTrue(dist.gossipToSend() != null);
+    }
+
+    @Test
+    void remoteStatisticsSpeedUpLearningAndExpire() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle a = UcbOracle.builder().distributed(true).clock(now::get).bootstrap(2, 2).build();
+        UcbOracle b = UcbOracle.builder().distributed(true).clock(now::get).bootstrap(2, 2).build();
+        SimulatedBandit bandit = new SimulatedBandit(4, 0.3, 150, 120, 240);
+        bandit.play(a, 1, 2_000);
+        now.addAndGet(Duration.ofSeconds(10).toNanos());
+        b.gossipReceived(a.gossipToSend());
+        double[] merged = b.mergedStatistics(1);
+        double[] own = a.mergedStatistics(1);
+        assertEquals(own[3 * Protocol.BFC.ordinal()], merged[3 * Protocol.BFC.ordinal()], 1e-9);
+        // b has not bootstrapped its own maxLatency yet, but after it, it exploits a's knowledge at once
+        b.record(Protocol.VC, new TransactionProfile(1, 1, 8), 240_000, Outcome.COMMITTED);
+        b.record(Protocol.VC, new TransactionProfile(1, 1, 8), 240_000, Outcome.COMMITTED);
+        int best = bandit.play(b, 1, 100);
+        assertTrue(best >= 90, "b learned from a: " + best);
+        now.addAndGet(Duration.ofSeconds(31).toNanos());
+        assertEquals(2, b.mergedStatistics(1)[3 * Protocol.VC.ordinal()], 1e-9, "a's statistics expired");
+    }
+
+    @Test
+    void malformedGossipIsRefusedWithAClearError() {
+        UcbOracle oracle = UcbOracle.builder().distributed(true).build();
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> oracle.gossipReceived(new byte[] {1, 2, 3}));
+        assertTrue(e.getMessage().contains("truncated"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> oracle.gossipReceived(new byte[] {9}));
+        assertThrows(IllegalArgumentException.class, () -> oracle.gossipReceived(new byte[0]));
+    }
+
+    @Test
+    void builderRefusesNonsense() {
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(1, 10));
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(20, 10));
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().halfLife(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().gossipInterval(Duration.ZERO));
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().driftShift(-1));
+    }
+}
