@@ -77,6 +77,10 @@ final class Args {
         }
     }
 
+    String string(String name, String defaultValue) {
+        return values.getOrDefault(name, defaultValue);
+    }
+
     boolean flag(String name) throws UsageException {
         String v = values.get(name);
         if (v == null) {

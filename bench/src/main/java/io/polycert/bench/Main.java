@@ -2,6 +2,7 @@ package io.polycert.bench;
 
 import io.polycert.bench.local.LocalBankDemo;
 import io.polycert.bench.local.LocalStmComparison;
+import io.polycert.bench.replicated.SwitchingBenchmark;
 import java.io.PrintStream;
 import java.util.Arrays;
 import java.util.List;
@@ -21,13 +22,19 @@ public final class Main {
             "bank", "replicated Bank benchmark: NVC vs BFC vs VC for read-sets of 1 to 100,000 (paper's Fig. 2)",
             "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes",
             "broadcast", "atomic broadcast: PolyCert uniform AB vs JGroups SEQUENCER vs raw multicast, 100 B to 1 MB",
-            "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations");
+            "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations",
+            "oracle", "adaptive oracles (UCB, DistUCB, decision tree) vs static protocols as the read-set switches",
+            "oracle-query", "JMH: the cost of one oracle query (UCB, DistUCB, decision tree, model-tree prediction)");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (per replica in replicated commands; default 1, local ones 2)",
             "replicas", "demo, bank: replicas in this JVM (default 3)",
-            "read-sets", "bank: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000)",
+            "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
+                    + " 1,10,1000,100000)",
+            "phase", "oracle: seconds per phase and contender (default 12)",
+            "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
+            "out", "oracle: directory for samples, model, timeline and plot (default target/oracle-switching)",
             "disjoint", "bank: true to give each thread its own accounts (no conflicts; default false)",
-            "accounts", "bank accounts (default 1000)",
+            "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
             "seconds", "demo: run time; others: seconds per trial (default 5 / 2 / 3 / 3)",
             "rounds", "stm-compare, broadcast: interleaved rounds (default 5 / 3)",
             "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
@@ -75,6 +82,18 @@ public final class Main {
                                 java.util.List.of(io.polycert.oracle.Protocol.values()),
                                 parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 3, 0.1, 3600),
                                 parsed.intValue("rounds", 1, 1, 100), parsed.flag("disjoint")), out).run();
+                case "oracle" -> {
+                    SwitchingBenchmark.Options d = SwitchingBenchmark.Options.defaults();
+                    new SwitchingBenchmark(new SwitchingBenchmark.Options(parsed.intValue("replicas", 3, 1, 16),
+                            parsed.intValue("threads", 1, 1, 64), parsed.intValue("accounts", d.accounts(), 2,
+                                    10_000_000), parsed.intList("read-sets", d.readSets(), 1,
+                                    1_000_000), parsed.doubleValue("phase", d.phaseSeconds(), 1, 3600),
+                            parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
+                            java.nio.file.Path.of(parsed.string("out", d.output().toString()))), out).run();
+                }
+                case "oracle-query" -> new org.openjdk.jmh.runner.Runner(new org.openjdk.jmh.runner.options
+                        .OptionsBuilder().include(io.polycert.bench.oracle.OracleQueryBenchmark.class.getSimpleName())
+                        .jvmArgs("-Xmx1g").build()).run();
                 case "stm-compare" -> new LocalStmComparison(new LocalStmComparison.Options(threads, accounts,
                         parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 2, 0.1, 3600),
                         parsed.intValue("rounds", 5, 1, 1000)), out).run();

@@ -47,4 +47,17 @@ class MainTest {
         String text = out.toString(StandardCharsets.UTF_8);
         assertEquals(3, text.split("invariant holds", -1).length - 1, text);
     }
+
+    @Test
+    void oracleBenchmarkSmoke(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
+        assertEquals(0, run("oracle", "--read-sets", "1,100", "--phase", "1", "--training", "0.5", "--accounts", "300",
+                "--out", dir.toString()));
+        String text = out.toString(StandardCharsets.UTF_8);
+        assertTrue(text.contains("bank invariant checked at every replica"), text);
+        assertTrue(text.contains("dist-ucb") && text.contains("decision-tree") && text.contains("R=100"), text);
+        assertTrue(text.contains("forward selection") || text.contains("training failed"), text);
+        for (String file : new String[] {"timeline.csv", "throughput.svg", "samples.csv"}) {
+            assertTrue(java.nio.file.Files.exists(dir.resolve(file)), file);
+        }
+    }
 }

@@ -1,9 +1,6 @@
 package io.polycert.bench.replicated;
 
-import io.polycert.core.AbortCause;
-import io.polycert.core.Stm;
 import io.polycert.core.TransactionAbortedException;
-import io.polycert.core.VBox;
 import io.polycert.certification.CertificationStatistics;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
@@ -47,10 +44,7 @@ public final class BankBenchmark {
     }
 
     public List<Row> run() throws Exception {
-        int maxRead = 0;
-        for (int r : options.readSets()) {
-            maxRead = Math.max(maxRead, r);
-        }
+        int maxRead = java.util.Arrays.stream(options.readSets()).max().orElse(0);
         int accounts = Math.max(1000, maxRead);
         out.printf(Locale.ROOT, "Replicated Bank: %d in-JVM replicas, %d thread(s) each, %,d accounts, %s, %.0f s"
                 + " trials%n", options.replicas(), options.threadsPerReplica(), accounts,
@@ -94,7 +88,7 @@ public final class BankBenchmark {
     }
 
     private Row trial(BankCluster bank, Protocol protocol, int readSet) throws InterruptedException {
-        bank.oracle.use(ProtocolOracle.always(protocol));
+        bank.use(() -> ProtocolOracle.always(protocol));
         int threads = options.replicas() * options.threadsPerReplica();
         LongAdder commits = new LongAdder();
         ConcurrentHistogram latency = new ConcurrentHistogram(3);
@@ -105,30 +99,14 @@ public final class BankBenchmark {
             int replica = t % options.replicas();
             int index = t;
             Thread w = new Thread(() -> {
-                Replica r = bank.replicas.get(replica);
-                Stm stm = r.stm();
-                VBox<Long>[] a = bank.accountsAt.get(replica);
-                int n = a.length;
+                int n = bank.accounts;
                 int lo = options.disjoint() ? index * (n / threads) : 0;
                 int span = options.disjoint() ? n / threads : n;
                 SplittableRandom random = new SplittableRandom(index * 104_729L + System.nanoTime());
                 while (!stop.get()) {
-                    int start = lo + random.nextInt(span);
-                    int from = lo + random.nextInt(span);
-                    int to = lo + random.nextInt(span);
                     long t0 = System.nanoTime();
                     try {
-                        stm.atomic(() -> {
-                            long sum = 0;
-                            for (int i = 0; i < readSet; i++) {
-                                sum += a[lo + (start - lo + i) % span].get();
-                            }
-                            if (sum < 0) {
-                                throw new IllegalStateException("negative sum");
-                            }
-                            a[from].put(a[from].get() - 1);
-                            a[to].put(a[to].get() + 1);
-                        });
+                        bank.transfer(replica, readSet, lo, span, random);
                         if (measuring.get()) {
                             commits.increment();
                             latency.recordValue(System.nanoTime() - t0);

@@ -8,8 +8,10 @@ import io.polycert.core.codec.ValueOutput;
 import io.polycert.core.codec.ValueSerializer;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
+import io.polycert.oracle.ProtocolOracle;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
@@ -41,7 +43,8 @@ final class BankCluster implements AutoCloseable {
     }).build();
 
     final List<Replica> replicas = new ArrayList<>();
-    final SwitchableOracle oracle = new SwitchableOracle();
+    /** Per replica, the oracle the benchmark switches. */
+    final List<SwitchableOracle> oracles = new ArrayList<>();
     final int accounts;
     /** Per replica, the account boxes (the same boxes by id everywhere). */
     final List<VBox<Long>[]> accountsAt = new ArrayList<>();
@@ -50,6 +53,8 @@ final class BankCluster implements AutoCloseable {
         this.accounts = accounts;
         String cluster = "bank-" + UUID.randomUUID();
         for (int i = 0; i < replicaCount; i++) {
+            SwitchableOracle oracle = new SwitchableOracle();
+            oracles.add(oracle);
             replicas.add(Replica.builder(cluster).memberName("r" + i).stack(stack).codec(CODEC).oracle(oracle)
                     .start());
         }
@@ -82,6 +87,42 @@ final class BankCluster implements AutoCloseable {
             }
             accountsAt.add(all);
         }
+    }
+
+    /** Every replica uses a fresh oracle from {@code factory} (stateless ones may be shared). */
+    void use(java.util.function.Supplier<ProtocolOracle> factory) {
+        for (SwitchableOracle o : oracles) {
+            o.use(factory.get());
+        }
+    }
+
+    /** Every replica switches to its own oracle of {@code perReplica}. */
+    void use(List<? extends ProtocolOracle> perReplica) {
+        for (int i = 0; i < oracles.size(); i++) {
+            oracles.get(i).use(perReplica.get(i));
+        }
+    }
+
+    /**
+     * One Bank transaction at a replica: reads {@code readSet} consecutive accounts (wrapping) of the range
+     * [lo, lo + span) from a random start, and moves 1 between two random accounts of that range.
+     */
+    void transfer(int replica, int readSet, int lo, int span, SplittableRandom random) {
+        VBox<Long>[] a = accountsAt.get(replica);
+        int start = lo + random.nextInt(span);
+        int from = lo + random.nextInt(span);
+        int to = lo + random.nextInt(span);
+        replicas.get(replica).stm().atomic(() -> {
+            long sum = 0;
+            for (int i = 0; i < readSet; i++) {
+                sum += a[lo + (start - lo + i) % span].get();
+            }
+            if (sum < 0) {
+                throw new IllegalStateException("negative sum");
+            }
+            a[from].put(a[from].get() - 1);
+            a[to].put(a[to].get() + 1);
+        });
     }
 
     /** Sum of all balances at one replica, in one snapshot. */

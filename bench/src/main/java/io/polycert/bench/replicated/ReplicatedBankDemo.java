@@ -40,7 +40,7 @@ public final class ReplicatedBankDemo {
         out.printf(Locale.ROOT, "PolyCert replicated bank: %d replicas in this JVM (JGroups shared loopback), %d"
                 + " thread(s) each, %,d accounts, %.0f s%n", replicas, threadsPerReplica, accounts, seconds);
         try (BankCluster bank = new BankCluster(replicas, accounts, GroupStack.embedded())) {
-            bank.oracle.use(ProtocolOracle.thresholds(50, 500));
+            bank.use(() -> ProtocolOracle.thresholds(50, 500));
             LongAdder commits = new LongAdder();
             LongAdder aborts = new LongAdder();
             LongAdder audits = new LongAdder();

@@ -1,0 +1,428 @@
+package io.polycert.bench.replicated;
+
+import io.polycert.core.TransactionAbortedException;
+import io.polycert.gcs.GroupStack;
+import io.polycert.kvstore.Replica;
+import io.polycert.oracle.CostModelOracle;
+import io.polycert.oracle.ModelTree;
+import io.polycert.oracle.Protocol;
+import io.polycert.oracle.ProtocolOracle;
+import io.polycert.oracle.TrainModel;
+import io.polycert.oracle.TransactionProfile;
+import io.polycert.oracle.UcbIndex;
+import io.polycert.oracle.UcbOracle;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.SplittableRandom;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+/**
+ * The oracle benchmark (PolyCert's Fig. 5): the Bank on in-JVM replicas while the read-set size switches phase by
+ * phase; the static protocols and the adaptive oracles run each phase in turn, so every ratio compares figures
+ * measured minutes apart at most. Each adaptive oracle keeps its state from phase to phase (it sees the switches);
+ * its throughput counts its learning. Before measuring, the static protocols run each read-set briefly while every
+ * replica records training samples, and the decision-tree oracle's model is trained on them.
+ */
+public final class SwitchingBenchmark {
+
+    /** Settings of a run. */
+    public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
+            double trainingSeconds, Duration gossipInterval, Path output) {
+        public static Options defaults() {
+            return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, Duration.ofSeconds(1),
+                    Path.of("target", "oracle-switching"));
+        }
+    }
+
+    /** One contender in one phase. */
+    public record PhaseResult(String contender, int readSet, double committedPerSecond, double normalized,
+            double[] perSecond, double[][] mixPerSecond, double convergedAfterSeconds) {
+    }
+
+    private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica) {
+    }
+
+    private final Options options;
+    private final PrintStream out;
+
+    public SwitchingBenchmark(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public List<PhaseResult> run() throws Exception {
+        int maxRead = java.util.Arrays.stream(options.readSets()).max().orElse(0);
+        int accounts = Math.max(options.accounts(), maxRead);
+        Files.createDirectories(options.output());
+        out.printf(Locale.ROOT, "Oracle benchmark: Bank on %d in-JVM replicas, %d thread(s) each, %,d accounts;"
+                + " read-set switching %s every %.0f s%n", options.replicas(), options.threadsPerReplica(), accounts,
+                java.util.Arrays.toString(options.readSets()), options.phaseSeconds());
+        List<PhaseResult> results = new ArrayList<>();
+        try (BankCluster bank = new BankCluster(options.replicas(), accounts, GroupStack.embedded())) {
+            for (Protocol p : Protocol.values()) { // JIT warm-up of every protocol's path
+                bank.use(() -> ProtocolOracle.always(p));
+                runPhase(bank, options.readSets()[0], 1);
+            }
+            ModelTree model = train(bank);
+            List<Contender> contenders = contenders(model);
+            for (int readSet : options.readSets()) {
+                out.printf(Locale.ROOT, "%n-- phase: read-set %,d --%n", readSet);
+                // Contenders take turns in slices, the order rotating each round, so slow drifts of a shared
+                // machine spread over all of them; an adaptive oracle's timeline is its slices end to end.
+                List<List<Run>> slices = new ArrayList<>();
+                contenders.forEach(c -> slices.add(new ArrayList<>()));
+                double slice = options.phaseSeconds() / SLICES;
+                for (int round = 0; round < SLICES; round++) {
+                    for (int k = 0; k < contenders.size(); k++) {
+                        int i = (k + round) % contenders.size();
+                        bank.use(contenders.get(i).perReplica());
+                        slices.get(i).add(runPhase(bank, readSet, slice));
+                    }
+                }
+                List<PhaseResult> phase = new ArrayList<>();
+                for (int i = 0; i < contenders.size(); i++) {
+                    Contender c = contenders.get(i);
+                    Run run = Run.concat(slices.get(i));
+                    phase.add(new PhaseResult(c.name(), readSet, run.committedPerSecond(), Double.NaN,
+                            run.perSecond(), run.mix(), Double.NaN));
+                    out.printf(Locale.ROOT, "  %-14s %10.0f commits/s   mix NVC/BFC/VC %s%n", c.name(),
+                            run.committedPerSecond(), mixText(run.mix()));
+                    if (c.perReplica().get(0) instanceof UcbOracle ucb) {
+                        out.println("      r0 " + ucb.describe(readSet));
+                    } else if (c.perReplica().get(0) instanceof CostModelOracle cost) {
+                        out.println("      r0 " + cost.describe(new TransactionProfile(readSet, 2, 16)));
+                    }
+                }
+                results.addAll(normalize(phase, contenders));
+            }
+            for (int i = 0; i < bank.replicas.size(); i++) {
+                if (bank.total(i) != BankCluster.INITIAL * accounts) {
+                    throw new IllegalStateException("replica " + i + " broke the bank invariant");
+                }
+            }
+            out.println("(bank invariant checked at every replica)");
+        }
+        report(results);
+        return results;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private ModelTree train(BankCluster bank) throws IOException, InterruptedException {
+        if (options.trainingSeconds() <= 0) {
+            return null;
+        }
+        Path dir = options.output();
+        List<TrainingRunOracle> collectors = new ArrayList<>();
+        for (int i = 0; i < bank.replicas.size(); i++) {
+            Path file = dir.resolve("samples-r" + i + ".csv");
+            Files.deleteIfExists(file);
+            collectors.add(new TrainingRunOracle(file));
+        }
+        bank.use(collectors);
+        out.printf(Locale.ROOT, "collecting training samples: every protocol, every read-set, %.0f s each%n",
+                options.trainingSeconds());
+        for (int readSet : options.readSets()) {
+            for (Protocol p : Protocol.values()) {
+                collectors.forEach(c -> c.protocol(p));
+                runPhase(bank, readSet, options.trainingSeconds());
+            }
+        }
+        long samples = 0;
+        long pauses = 0;
+        for (TrainingRunOracle c : collectors) {
+            long[] counts = c.counts();
+            samples += counts[0];
+            pauses += counts[1];
+            c.close();
+        }
+        Path merged = dir.resolve("samples.csv");
+        List<String> lines = new ArrayList<>();
+        for (int i = 0; i < collectors.size(); i++) {
+            List<String> part = Files.readAllLines(dir.resolve("samples-r" + i + ".csv"), StandardCharsets.UTF_8);
+            lines.addAll(lines.isEmpty() ? part : part.subList(Math.min(1, part.size()), part.size()));
+        }
+        Files.write(merged, lines, StandardCharsets.UTF_8);
+        out.printf(Locale.ROOT, "%,d samples (collection paused %d times by replay lag); training the model tree:%n",
+                samples, pauses);
+        Path modelFile = dir.resolve("model.json");
+        // Leaves of at least 50 samples: broadcast latencies on a shared machine are mostly noise, and small leaves
+        // would fit it. (Forcing the message size into the model, --keep msgSize, made it worse: in these samples
+        // size stands for the protocol, hence for the load, and the tree learned that small messages are fast.)
+        int status = TrainModel.run(new String[] {"--data", merged.toString(), "--out", modelFile.toString(),
+                "--min-leaf", "50"}, out, out);
+        if (status != 0) {
+            out.println("training failed: the decision-tree oracle fits its broadcast latency on-line instead");
+            return null;
+        }
+        return ModelTree.load(modelFile);
+    }
+
+    private List<Contender> contenders(ModelTree model) {
+        List<Contender> list = new ArrayList<>();
+        for (Protocol p : Protocol.values()) {
+            list.add(new Contender("static-" + p.name().toLowerCase(Locale.ROOT), false,
+                    replicate(() -> ProtocolOracle.always(p))));
+        }
+        list.add(new Contender("ucb1", true, replicate(() -> UcbOracle.builder().index(UcbIndex.UCB1).build())));
+        list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
+        list.add(new Contender("dist-ucb", true, replicate(() -> UcbOracle.builder().distributed(true)
+                .gossipInterval(options.gossipInterval()).build())));
+        list.add(new Contender("decision-tree", true, replicate(() -> {
+            CostModelOracle.Builder b = CostModelOracle.builder();
+            return (model == null ? b : b.model(model)).build();
+        })));
+        return list;
+    }
+
+    private List<ProtocolOracle> replicate(Supplier<ProtocolOracle> factory) {
+        List<ProtocolOracle> list = new ArrayList<>();
+        for (int i = 0; i < options.replicas(); i++) {
+            list.add(factory.get());
+        }
+        return list;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /** Turns each contender takes per phase. */
+    private static final int SLICES = 3;
+
+    private record Run(double committedPerSecond, double[] perSecond, double[][] mix) {
+        static Run concat(List<Run> runs) {
+            double sum = 0;
+            int bins = 0;
+            for (Run r : runs) {
+                sum += r.committedPerSecond();
+                bins += r.perSecond().length;
+            }
+            double[] perSecond = new double[bins];
+            double[][] mix = new double[bins][];
+            int at = 0;
+            for (Run r : runs) {
+                System.arraycopy(r.perSecond(), 0, perSecond, at, r.perSecond().length);
+                System.arraycopy(r.mix(), 0, mix, at, r.mix().length);
+                at += r.perSecond().length;
+            }
+            return new Run(sum / runs.size(), perSecond, mix);
+        }
+    }
+
+    /** Runs the Bank at one read-set size; commits per second and per protocol, in 1-second bins. */
+    private Run runPhase(BankCluster bank, int readSet, double seconds) throws InterruptedException {
+        int threads = options.replicas() * options.threadsPerReplica();
+        AtomicBoolean stop = new AtomicBoolean();
+        List<Thread> workers = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            int replica = t % options.replicas();
+            long seed = t * 7_919L + System.nanoTime();
+            Thread w = new Thread(() -> {
+                SplittableRandom random = new SplittableRandom(seed);
+                while (!stop.get()) {
+                    try {
+                        bank.transfer(replica, readSet, 0, bank.accounts, random);
+                    } catch (TransactionAbortedException e) {
+                        // the statistics count it
+                    }
+                }
+            }, "switching-" + t);
+            workers.add(w);
+        }
+        int bins = Math.max(1, (int) Math.round(seconds));
+        double binSeconds = seconds / bins;
+        double[] perSecond = new double[bins];
+        double[][] mix = new double[bins][3];
+        long[] before = committed(bank);
+        long start = System.nanoTime();
+        workers.forEach(Thread::start);
+        long[] previous = before;
+        for (int b = 0; b < bins; b++) {
+            long due = start + (long) ((b + 1) * binSeconds * 1e9);
+            Thread.sleep(Math.max(0, (due - System.nanoTime()) / 1_000_000));
+            long[] now = committed(bank);
+            for (int p = 0; p < 3; p++) {
+                mix[b][p] = now[p] - previous[p];
+                perSecond[b] += (now[p] - previous[p]) / binSeconds;
+            }
+            previous = now;
+        }
+        double elapsed = (System.nanoTime() - start) / 1e9;
+        stop.set(true);
+        for (Thread w : workers) {
+            w.join(60_000);
+        }
+        long total = 0;
+        for (int p = 0; p < 3; p++) {
+            total += previous[p] - before[p];
+        }
+        return new Run(total / elapsed, perSecond, mix);
+    }
+
+    private static long[] committed(BankCluster bank) {
+        long[] c = new long[3];
+        for (Replica r : bank.replicas) {
+            for (Protocol p : Protocol.values()) {
+                c[p.ordinal()] += r.statistics().of(p).committed();
+            }
+        }
+        return c;
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    /** Normalizes to the best static protocol, and finds when each adaptive oracle settled. */
+    private static List<PhaseResult> normalize(List<PhaseResult> phase, List<Contender> contenders) {
+        double best = 0;
+        for (PhaseResult r : phase) {
+            if (r.contender().startsWith("static-")) {
+                best = Math.max(best, r.committedPerSecond());
+            }
+        }
+        List<PhaseResult> out = new ArrayList<>();
+        for (int i = 0; i < phase.size(); i++) {
+            PhaseResult r = phase.get(i);
+            double converged = contenders.get(i).adaptive() ? convergence(r.mixPerSecond(), settledOn(
+                    r.mixPerSecond())) : 0;
+            out.add(new PhaseResult(r.contender(), r.readSet(), r.committedPerSecond(),
+                    best == 0 ? Double.NaN : r.committedPerSecond() / best, r.perSecond(), r.mixPerSecond(),
+                    converged));
+        }
+        return out;
+    }
+
+    /**
+     * The protocols an oracle settled on: the one with most commits over the last third of the phase, and any
+     * other with at least half as many (the static runs cannot tell near-ties apart on a shared machine, so a
+     * steady split between two protocols counts as settled too).
+     */
+    static boolean[] settledOn(double[][] mix) {
+        double[] tail = new double[3];
+        for (int b = mix.length - Math.max(1, mix.length / 3); b < mix.length; b++) {
+            for (int p = 0; p < 3; p++) {
+                tail[p] += mix[b][p];
+            }
+        }
+        double top = Math.max(tail[0], Math.max(tail[1], tail[2]));
+        boolean[] settled = new boolean[3];
+        for (int p = 0; p < 3; p++) {
+            settled[p] = top > 0 && tail[p] >= 0.5 * top;
+        }
+        return settled;
+    }
+
+    /**
+     * Seconds from the switch until every later 1-second bin has at least 80% of its commits by the protocols the
+     * oracle settled on; +infinity if the last bin still does not.
+     */
+    static double convergence(double[][] mix, boolean[] acceptable) {
+        int from = mix.length;
+        for (int b = mix.length - 1; b >= 0; b--) {
+            double good = 0;
+            double all = 0;
+            for (int p = 0; p < 3; p++) {
+                all += mix[b][p];
+                good += acceptable[p] ? mix[b][p] : 0;
+            }
+            if (all > 0 && good / all < 0.8) {
+                break;
+            }
+            from = b;
+        }
+        return from == mix.length ? Double.POSITIVE_INFINITY : from;
+    }
+
+    private static String mixText(double[][] mix) {
+        double[] sum = new double[3];
+        double all = 0;
+        for (double[] bin : mix) {
+            for (int p = 0; p < 3; p++) {
+                sum[p] += bin[p];
+                all += bin[p];
+            }
+        }
+        return all == 0 ? "-" : String.format(Locale.ROOT, "%3.0f/%3.0f/%3.0f %%", 100 * sum[0] / all,
+                100 * sum[1] / all, 100 * sum[2] / all);
+    }
+
+    // ---------------------------------------------------------------------------------------------------------
+
+    private void report(List<PhaseResult> results) throws IOException {
+        Map<String, Map<Integer, PhaseResult>> byContender = new LinkedHashMap<>();
+        for (PhaseResult r : results) {
+            byContender.computeIfAbsent(r.contender(), k -> new LinkedHashMap<>()).put(r.readSet(), r);
+        }
+        out.println();
+        out.println("Throughput normalized to the best static protocol of each phase (in brackets: seconds until the"
+                + " oracle settled, i.e. every later second has 80% of its commits by the protocol(s) it ends on):");
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-14s", "contender"));
+        for (int r : options.readSets()) {
+            header.append(String.format(Locale.ROOT, " %18s", "R=" + r));
+        }
+        out.println(header.append(String.format(Locale.ROOT, " %8s %8s", "mean", "worst")));
+        for (Map.Entry<String, Map<Integer, PhaseResult>> e : byContender.entrySet()) {
+            StringBuilder row = new StringBuilder(String.format(Locale.ROOT, "%-14s", e.getKey()));
+            double sum = 0;
+            double worst = Double.POSITIVE_INFINITY;
+            for (int r : options.readSets()) {
+                PhaseResult p = e.getValue().get(r);
+                sum += p.normalized();
+                worst = Math.min(worst, p.normalized());
+                String conv = e.getKey().startsWith("static-") ? "" : p.convergedAfterSeconds() == 0 ? " (<1 s)"
+                        : Double.isInfinite(p.convergedAfterSeconds()) ? " (no)"
+                        : String.format(Locale.ROOT, " (%.0f s)", p.convergedAfterSeconds());
+                row.append(String.format(Locale.ROOT, " %18s", String.format(Locale.ROOT, "%.3f%s", p.normalized(),
+                        conv)));
+            }
+            out.println(row.append(String.format(Locale.ROOT, " %8.3f %8.3f", sum / options.readSets().length,
+                    worst)));
+        }
+        out.println();
+        goal(byContender.get("dist-ucb"), 0.97, "DistUCB");
+        goal(byContender.get("decision-tree"), 0.95, "decision tree");
+        Path csv = options.output().resolve("timeline.csv");
+        Path svg = options.output().resolve("throughput.svg");
+        writeTimeline(byContender, csv);
+        Files.writeString(svg, ThroughputPlot.svg(byContender, options.readSets(), options.phaseSeconds()),
+                StandardCharsets.UTF_8);
+        out.println("timeline: " + csv + "; plot: " + svg);
+    }
+
+    private void goal(Map<Integer, PhaseResult> phases, double target, String name) {
+        if (phases == null) {
+            return;
+        }
+        double worst = Double.POSITIVE_INFINITY;
+        double slowest = 0;
+        for (PhaseResult p : phases.values()) {
+            worst = Math.min(worst, p.normalized());
+            slowest = Math.max(slowest, p.convergedAfterSeconds());
+        }
+        out.printf(Locale.ROOT, "%s: worst phase %.3f of the best static (goal >= %.2f: %s); slowest convergence %s"
+                + " (goal <= 10 s: %s)%n", name, worst, target, worst >= target ? "met" : "NOT met",
+                Double.isInfinite(slowest) ? "never" : String.format(Locale.ROOT, "%.0f s", slowest),
+                slowest <= 10 ? "met" : "NOT met");
+    }
+
+    private void writeTimeline(Map<String, Map<Integer, PhaseResult>> byContender, Path csv) throws IOException {
+        List<String> lines = new ArrayList<>();
+        lines.add("contender,read_set,second,commits_per_s,nvc,bfc,vc");
+        byContender.forEach((name, phases) -> phases.forEach((readSet, p) -> {
+            for (int b = 0; b < p.perSecond().length; b++) {
+                double[] m = p.mixPerSecond()[b];
+                lines.add(String.format(Locale.ROOT, "%s,%d,%d,%.1f,%.0f,%.0f,%.0f", name, readSet, b,
+                        p.perSecond()[b], m[0], m[1], m[2]));
+            }
+        }));
+        Files.write(csv, lines, StandardCharsets.UTF_8);
+    }
+}
