@@ -101,7 +101,7 @@ class ModelTreeJsonTest {
     void treesTrainedOnRandomDataAreValidAndRoundTrip(@ForAll long seed,
             @ForAll @IntRange(min = 1, max = 300) int rows, @ForAll @IntRange(min = 0, max = 5) int features) {
         TrainingData data = TrainingDataTest.random(new Random(seed), rows, features);
-        ModelTree tree = ModelTreeTrainer.builder().minLeafSize(1 + (int) (Math.abs(seed) % 5)).build().train(data);
+        ModelTree tree = ModelTreeTrainer.builder().minLeafSize(1 + Math.floorMod(seed, 5)).build().train(data);
         ModelTree back = ModelTree.fromJson(tree.toJson());
         for (int r = 0; r < rows; r++) {
             double prediction = tree.predict(data.features(r));
