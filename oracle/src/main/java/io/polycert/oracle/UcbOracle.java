@@ -162,7 +162,7 @@ public final class UcbOracle implements ProtocolOracle {
         }
     }
 
-    /** Statistics of one arm: a count and the sums of rewards and squared rewards (fractional once halved). */
+    /** One bucket's bandit: per arm a count and the sums of rewards and squared rewards (fractional once faded). */
     private static final class Bucket {
         final double[] n = new double[ARMS];
         final double[] sum = new double[ARMS];
