@@ -30,7 +30,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *
  * <p>Without a model, T_AB is a straight line in the message size fitted on-line to observed self-deliveries, so
  * the oracle is usable before any training; with a model, its forecast is kept within a factor 4 of that line (a
- * tree's linear leaves can extrapolate wildly). Moving averages of durations clip a sample at four times the
+ * tree's linear leaves can extrapolate wildly), and a model that does not read the message size (training found
+ * it uninformative) gets the line's cost per byte added: the model then speaks for the load, the line for size. Moving averages of durations clip a sample at four times the
  * current average: a shared machine's outliers would otherwise dominate them. Until a protocol has a few observations in a bucket it is tried
  * (round robin), and one decision in {@value #REFRESH_EVERY} goes to the protocol observed least recently there,
  * so no estimate goes stale.
@@ -54,6 +55,8 @@ public final class CostModelOracle implements ProtocolOracle {
     private final int[] positions;
     /** Whether the model reads monitored features (else the message size alone, usable before attaching). */
     private final boolean needsMonitor;
+    /** Whether the model reads the message size (training may have found it uninformative and dropped it). */
+    private final boolean modelSeesSize;
     private volatile MetricsMonitor monitor;
     private volatile TrainingCollector collector;
 
@@ -107,9 +110,11 @@ public final class CostModelOracle implements ProtocolOracle {
                 }
             }
             needsMonitor = java.util.Arrays.stream(positions).anyMatch(p -> p >= 0);
+            modelSeesSize = java.util.Arrays.stream(positions).anyMatch(p -> p == -2);
         } else {
             positions = null;
             needsMonitor = false;
+            modelSeesSize = false;
         }
     }
 
@@ -263,6 +268,10 @@ public final class CostModelOracle implements ProtocolOracle {
                 }
             }
             double forecast = Math.max(0, model.predict(features)) * 1000; // the model speaks microseconds
+            if (!modelSeesSize) {
+                // The model knows the load, not the size: add what bytes cost, from the on-line line's slope.
+                forecast += broadcastLine.slope() * bytes;
+            }
             // A tree's linear leaves can extrapolate wildly; keep it within a factor 4 of what is observed now.
             double observed = broadcastLine.at(bytes);
             return observed > 0 ? Math.min(4 * observed, Math.max(observed / 4, forecast)) : forecast;
@@ -362,12 +371,17 @@ public final class CostModelOracle implements ProtocolOracle {
 
         /** The forecast at x, never negative; 0 before any sample. */
         double at(double x) {
-            if (!fitted) {
-                return 0;
-            }
+            return fitted ? Math.max(0, sy + rawSlope() * (x - sx)) : 0;
+        }
+
+        /** How much y grows per unit of x, never negative (bigger messages are never faster). */
+        double slope() {
+            return fitted ? Math.max(0, rawSlope()) : 0;
+        }
+
+        private double rawSlope() {
             double varX = sxx - sx * sx;
-            double slope = varX > 1e-9 * Math.max(1, sxx) ? (sxy - sx * sy) / varX : 0;
-            return Math.max(0, sy + slope * (x - sx));
+            return varX > 1e-9 * Math.max(1, sxx) ? (sxy - sx * sy) / varX : 0;
         }
     }
 

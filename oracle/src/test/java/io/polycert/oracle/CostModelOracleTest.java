@@ -144,6 +144,28 @@ class CostModelOracleTest {
     }
 
     @Test
+    void aModelBlindToSizeStillPaysForBytes() {
+        Synthetic system = new Synthetic();
+        system.abPerByte = 400; // bytes are dear on this network
+        // A model trained where size told nothing: constant latency, one load feature
+        TrainingData.Builder data = TrainingData.builder(TrainingCollector.TARGET, List.of("undelivMsgs"));
+        for (int i = 0; i < 200; i++) {
+            data.add(system.abBaseNanos / 1000, i % 7);
+        }
+        ModelTree model = ModelTreeTrainer.builder().build().train(data.build());
+        CostModelOracle oracle = CostModelOracle.builder().model(model).build();
+        oracle.attach(new MonitoringTest.FakeGroup()); // the model reads a monitored feature
+        try {
+            train(oracle, system); // the observed broadcasts show what bytes cost
+            int vcFrom = system.crossovers(1_000_000).get(system.crossovers(1_000_000).size() - 1);
+            TransactionProfile above = new TransactionProfile((int) (vcFrom * 1.3), WRITES, VALUE_BYTES);
+            assertEquals(Protocol.VC, oracle.choose(above), oracle.describe(above));
+        } finally {
+            oracle.close();
+        }
+    }
+
+    @Test
     void aProtocolThatAbortsMoreCostsMorePerCommit() {
         Synthetic system = new Synthetic();
         CostModelOracle oracle = CostModelOracle.builder().build();
