@@ -1,5 +1,6 @@
 package io.polycert.gcs;
 
+import io.polycert.core.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -11,7 +12,6 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Random;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import org.jgroups.Address;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -36,23 +36,10 @@ class JGroupsGroupTest {
         return GroupStack.embedded().failureDetection(Duration.ofMillis(1500)).faultInjection();
     }
 
-    static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
-    }
 
     static void assertSameHistory(List<RecordingMember> group) {
         RecordingMember first = group.get(0);
-        await("identical histories " + group, () -> group.stream().allMatch(m -> m.count == first.count
+        Await.until("identical histories " + group, () -> group.stream().allMatch(m -> m.count == first.count
                 && m.hash == first.hash));
         for (RecordingMember m : group) {
             assertTrue(m.problems.isEmpty(), m.problems.toString());
@@ -84,7 +71,7 @@ class JGroupsGroupTest {
         for (Thread s : senders) {
             s.join();
         }
-        await("all 12000 delivered", () -> c.count == 12_000 && a.count == 12_000 && b.count == 12_000);
+        Await.until("all 12000 delivered", () -> c.count == 12_000 && a.count == 12_000 && b.count == 12_000);
         assertSameHistory(List.of(a, b, c));
         assertEquals(a.ordered, b.ordered);
         assertEquals(12_000, new HashSet<>(a.ordered).size(), "no duplicates");
@@ -107,7 +94,7 @@ class JGroupsGroupTest {
         sleep(100);
         RecordingMember c = join("C", stack());
         sender.join();
-        await("everything delivered", () -> a.count == 3000 && b.count == 3000 && c.count == 3000);
+        Await.until("everything delivered", () -> a.count == 3000 && b.count == 3000 && c.count == 3000);
         assertSameHistory(List.of(a, b, c));
         assertTrue(c.ordered.size() < 3000, "C took part of the history as state: " + c.ordered.size());
     }
@@ -122,16 +109,16 @@ class JGroupsGroupTest {
         RecordingMember b = join("B", stack());
         RecordingMember c = join("C", stack());
         a.broadcast("m0");
-        await("m0", () -> b.count == 1 && c.count == 1);
+        Await.until("m0", () -> b.count == 1 && c.count == 1);
         b.group.discard().addIgnoreMember(address(a));
         c.broadcast("M");
-        await("C delivers M", () -> c.count == 2);
+        Await.until("C delivers M", () -> c.count == 2);
         a.group.discard().discardAll(true); // A falls silent: a crash as the others see it
         b.group.discard().resetIgnoredMembers();
-        await("view without A", () -> b.views.size() > 0 && b.views.get(b.views.size() - 1).size() == 2
+        Await.until("view without A", () -> b.views.size() > 0 && b.views.get(b.views.size() - 1).size() == 2
                 && c.views.get(c.views.size() - 1).size() == 2);
         b.broadcast("N");
-        await("N", () -> b.ordered.contains("N") && c.ordered.contains("N"));
+        Await.until("N", () -> b.ordered.contains("N") && c.ordered.contains("N"));
         assertSameHistory(List.of(b, c));
         assertEquals(List.of("m0", "M", "N"), b.ordered);
         assertEquals(b.ordered, c.ordered);
@@ -173,12 +160,12 @@ class JGroupsGroupTest {
             }
             List<RecordingMember> survivors = new ArrayList<>(group);
             survivors.remove(victim);
-            await("survivors exclude " + victim.name, () -> survivors.stream().allMatch(
+            Await.until("survivors exclude " + victim.name, () -> survivors.stream().allMatch(
                     m -> m.views.get(m.views.size() - 1).size() == 3));
             for (RecordingMember m : survivors) {
                 m.broadcast("after-" + m.name);
             }
-            await("post-crash messages", () -> survivors.stream().allMatch(m -> m.orderedSoFar().stream()
+            Await.until("post-crash messages", () -> survivors.stream().allMatch(m -> m.orderedSoFar().stream()
                     .filter(s -> s.startsWith("after-")).count() == 3));
             assertSameHistory(survivors);
             long expected = 3 * 300 + 3;
@@ -193,24 +180,24 @@ class JGroupsGroupTest {
         RecordingMember b = join("B", stack());
         RecordingMember c = join("C", stack());
         a.broadcast("before");
-        await("before", () -> a.count == 1 && b.count == 1 && c.count == 1);
+        Await.until("before", () -> a.count == 1 && b.count == 1 && c.count == 1);
         a.group.discard().addIgnoreMember(address(b)).addIgnoreMember(address(c));
         b.group.discard().addIgnoreMember(address(a));
         c.group.discard().addIgnoreMember(address(a));
-        await("A in a minority", () -> a.blocked);
+        Await.until("A in a minority", () -> a.blocked);
         assertThrows(NotInMajorityException.class, () -> a.broadcast("refused"));
-        await("B and C primary without A", () -> b.views.get(b.views.size() - 1).size() == 2);
+        Await.until("B and C primary without A", () -> b.views.get(b.views.size() - 1).size() == 2);
         for (int i = 0; i < 50; i++) {
             b.broadcast("during-" + i);
         }
-        await("B and C continue", () -> b.count == 51 && c.count == 51);
+        Await.until("B and C continue", () -> b.count == 51 && c.count == 51);
         assertEquals(1, a.count, "the minority delivered nothing");
         for (RecordingMember m : List.of(a, b, c)) {
             m.group.discard().resetIgnoredMembers();
         }
-        await("merged", () -> !a.blocked && a.count == 51);
+        Await.until("merged", () -> !a.blocked && a.count == 51);
         a.broadcast("after");
-        await("after", () -> b.count == 52 && c.count == 52 && a.count == 52);
+        Await.until("after", () -> b.count == 52 && c.count == 52 && a.count == 52);
         assertSameHistory(List.of(a, b, c));
     }
 
@@ -225,7 +212,7 @@ class JGroupsGroupTest {
                 members.add(m);
             }
             // join() returns once the joiner is in; the others install that view at their own pace
-            await("everyone sees four members", () -> group.stream().allMatch(m -> m.group.view().size() == 4));
+            Await.until("everyone sees four members", () -> group.stream().allMatch(m -> m.group.view().size() == 4));
             Random random = new Random(variant.ordinal());
             java.util.Map<String, List<io.polycert.core.group.MemberId>> sent = new java.util.HashMap<>();
             for (int i = 0; i < 400; i++) {
@@ -243,7 +230,7 @@ class JGroupsGroupTest {
                 sent.put(p, dests);
                 from.group.multicast(dests, p.getBytes(java.nio.charset.StandardCharsets.UTF_8));
             }
-            await("all multicasts delivered", () -> group.stream().allMatch(m -> m.multicast.size()
+            Await.until("all multicasts delivered", () -> group.stream().allMatch(m -> m.multicast.size()
                     == sent.values().stream().filter(d -> d.contains(m.id())).count()));
             for (RecordingMember m : group) {
                 for (String s : m.multicast) {
@@ -270,7 +257,7 @@ class JGroupsGroupTest {
         for (int i = 0; i < 200; i++) {
             b.group.reliableBroadcast(("r" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
         }
-        await("reliable delivered", () -> a.reliable.size() == 200 && b.reliable.size() == 200
+        Await.until("reliable delivered", () -> a.reliable.size() == 200 && b.reliable.size() == 200
                 && c.reliable.size() == 200);
     }
 

@@ -1,5 +1,6 @@
 package io.polycert.gcs;
 
+import io.polycert.core.testing.Await;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -41,7 +42,7 @@ class LossAndDelayTest {
             b.broadcast("b-" + i);
             c.broadcast("c-" + i);
         }
-        JGroupsGroupTest.await("all delivered despite loss", () -> a.count == 1500 && b.count == 1500 && c.count == 1500);
+        Await.until("all delivered despite loss", () -> a.count == 1500 && b.count == 1500 && c.count == 1500);
         JGroupsGroupTest.assertSameHistory(List.of(a, b, c));
     }
 

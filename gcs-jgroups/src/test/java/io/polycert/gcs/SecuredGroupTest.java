@@ -1,5 +1,6 @@
 package io.polycert.gcs;
 
+import io.polycert.core.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
@@ -36,7 +37,7 @@ class SecuredGroupTest {
         RecordingMember b = RecordingMember.join(cluster, "B", stack(SECRET));
         members.add(b);
         a.broadcast("hello");
-        JGroupsGroupTest.await("secured delivery", () -> a.count == 1 && b.count == 1);
+        Await.until("secured delivery", () -> a.count == 1 && b.count == 1);
 
         RecordingMember intruder = new RecordingMember("X");
         try {
@@ -51,7 +52,7 @@ class SecuredGroupTest {
             // the coordinator rejected its join
         }
         a.broadcast("after");
-        JGroupsGroupTest.await("after", () -> a.count == 2 && b.count == 2);
+        Await.until("after", () -> a.count == 2 && b.count == 2);
         assertEquals(List.of("hello", "after"), a.ordered);
         assertEquals(List.of("hello", "after"), b.ordered);
         assertEquals(2, a.group.view().size());

@@ -1,5 +1,6 @@
 package io.polycert.gcs;
 
+import io.polycert.core.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -73,7 +74,7 @@ class SustainedLoadTest {
                     .maxOutstanding(1_000);
             groups.add((i == 0 ? b.inlineDelivery() : b).join());
         }
-        JGroupsGroupTest.await("three members", () -> groups.stream().allMatch(g -> g.view().size() == 3));
+        Await.until("three members", () -> groups.stream().allMatch(g -> g.view().size() == 3));
         List<Thread> senders = new ArrayList<>();
         for (JGroupsGroup g : groups) {
             Thread t = new Thread(() -> {
@@ -92,7 +93,7 @@ class SustainedLoadTest {
             t.join(Duration.ofSeconds(90).toMillis());
         }
         long expected = 3L * MESSAGES;
-        JGroupsGroupTest.await("every message delivered everywhere", () -> counters.stream()
+        Await.until("every message delivered everywhere", () -> counters.stream()
                 .allMatch(c -> c.ordered.sum() == expected && c.reliable.sum() == expected / 10));
     }
 }

@@ -1,5 +1,6 @@
 package io.polycert.kvstore;
 
+import io.polycert.core.testing.Await;
 import io.polycert.certification.CertificationSettings;
 import io.polycert.core.Stm;
 import io.polycert.core.VBox;
@@ -13,7 +14,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.SplittableRandom;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 
 /** Test helper: replicas of one cluster in this JVM. */
 final class ReplicaCluster implements AutoCloseable {
@@ -68,19 +68,6 @@ final class ReplicaCluster implements AutoCloseable {
         };
     }
 
-    static void await(String what, BooleanSupplier condition) {
-        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-        while (!condition.getAsBoolean()) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError("timed out waiting for " + what);
-            }
-            try {
-                Thread.sleep(20);
-            } catch (InterruptedException e) {
-                throw new AssertionError(e);
-            }
-        }
-    }
 
     /** A hash of every root-reachable account balance at the latest version of one replica. */
     static long stateHash(Replica r, VBox<VBox<Long>[]> accounts) {

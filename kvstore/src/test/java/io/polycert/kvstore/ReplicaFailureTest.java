@@ -1,5 +1,6 @@
 package io.polycert.kvstore;
 
+import io.polycert.core.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,7 +40,7 @@ class ReplicaFailureTest {
         Replica c = cluster.start("C", ProtocolOracle.always(Protocol.VC));
         VBox<Long> x = a.root("x");
         a.stm().atomic(() -> x.put(1L));
-        ReplicaCluster.await("x everywhere", () -> c.stm().readOnly(() -> c.<Long>root("x").get()) != null);
+        Await.until("x everywhere", () -> c.stm().readOnly(() -> c.<Long>root("x").get()) != null);
         return c;
     }
 
@@ -61,9 +62,9 @@ class ReplicaFailureTest {
         Future<?> stuck = pool.submit(() -> c.stm().atomic(() -> c.<Long>root("x").put(100L)));
         Thread.sleep(500); // its transaction (a unicast to the sequencer A) is ordered; the vote is lost
         discard(c).discardAll(true);
-        ReplicaCluster.await("A and B without C", () -> a.view().size() == 2 && b.view().size() == 2);
+        Await.until("A and B without C", () -> a.view().size() == 2 && b.view().size() == 2);
         a.stm().atomic(() -> x.put(x.get() + 1));
-        ReplicaCluster.await("A and B agree", () -> a.stm().latestVersion() == b.stm().latestVersion());
+        Await.until("A and B agree", () -> a.stm().latestVersion() == b.stm().latestVersion());
         assertEquals(2L, a.stm().readOnly(x::get), "C's transaction must not have committed");
         assertEquals(2L, b.stm().readOnly(() -> b.<Long>root("x").get()));
         stuck.cancel(true);
@@ -78,8 +79,8 @@ class ReplicaFailureTest {
         VBox<Long> x = a.root("x");
         c.stm().atomic(() -> c.<Long>root("x").put(100L));
         discard(c).discardAll(true);
-        ReplicaCluster.await("A and B without C", () -> a.view().size() == 2 && b.view().size() == 2);
-        ReplicaCluster.await("A and B agree", () -> a.stm().latestVersion() == b.stm().latestVersion());
+        Await.until("A and B without C", () -> a.view().size() == 2 && b.view().size() == 2);
+        Await.until("A and B agree", () -> a.stm().latestVersion() == b.stm().latestVersion());
         assertEquals(100L, a.stm().readOnly(x::get));
         assertEquals(100L, b.stm().readOnly(() -> b.<Long>root("x").get()));
     }
@@ -99,7 +100,7 @@ class ReplicaFailureTest {
             slots.add(a.root("slot" + i));
         }
         a.stm().atomic(() -> slots.forEach(s -> s.put(0L)));
-        ReplicaCluster.await("slots everywhere", () -> List.of(b, c).stream().allMatch(
+        Await.until("slots everywhere", () -> List.of(b, c).stream().allMatch(
                 r -> r.stm().readOnly(() -> r.<Long>root("slot0").get()) != null));
         Map<String, Long> acknowledged = new ConcurrentHashMap<>(); // slot -> highest acknowledged counter
         AtomicBoolean stop = new AtomicBoolean();
@@ -125,13 +126,13 @@ class ReplicaFailureTest {
         }
         Thread.sleep(500);
         discard(a).discardAll(true);
-        ReplicaCluster.await("B and C without A", () -> b.view().size() == 2 && c.view().size() == 2);
+        Await.until("B and C without A", () -> b.view().size() == 2 && c.view().size() == 2);
         Thread.sleep(500);
         stop.set(true);
         for (Future<?> w : workers) {
             w.get(30, TimeUnit.SECONDS);
         }
-        ReplicaCluster.await("B and C agree", () -> b.stm().latestVersion() == c.stm().latestVersion());
+        Await.until("B and C agree", () -> b.stm().latestVersion() == c.stm().latestVersion());
         for (int i = 0; i < n; i++) {
             String slot = "slot" + i;
             long atB = b.stm().readOnly(() -> b.<Long>root(slot).get());
@@ -173,7 +174,7 @@ class ReplicaFailureTest {
         });
         assertEquals(1, a.statistics().reroutedToVoting());
         assertEquals(1, a.statistics().of(Protocol.VC).committed());
-        ReplicaCluster.await("sum at B", () -> b.stm().readOnly(() -> b.<Long>root("sum").get()) != null);
+        Await.until("sum at B", () -> b.stm().readOnly(() -> b.<Long>root("sum").get()) != null);
         assertEquals((long) chunks * perChunk, b.stm().readOnly(() -> b.<Long>root("sum").get()));
         VBox<Object> big = a.root("big");
         TransactionAbortedException e = org.junit.jupiter.api.Assertions.assertThrows(

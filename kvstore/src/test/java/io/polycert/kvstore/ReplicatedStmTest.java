@@ -1,5 +1,6 @@
 package io.polycert.kvstore;
 
+import io.polycert.core.testing.Await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -49,7 +50,7 @@ class ReplicatedStmTest {
     }
 
     private static void awaitSameVersion(List<Replica> replicas) {
-        ReplicaCluster.await("replicas at the same version", () -> replicas.stream()
+        Await.until("replicas at the same version", () -> replicas.stream()
                 .mapToLong(r -> r.stm().latestVersion()).distinct().count() == 1);
     }
 
@@ -60,7 +61,7 @@ class ReplicatedStmTest {
             rs.add(cluster.start(n, ReplicaCluster.randomOracle(n.hashCode())));
         }
         VBox<VBox<Long>[]> root = openAccounts(rs.get(0), 12, History.INITIAL_VALUE);
-        ReplicaCluster.await("accounts everywhere", () -> rs.stream().allMatch(r -> r.stm().readOnly(
+        Await.until("accounts everywhere", () -> rs.stream().allMatch(r -> r.stm().readOnly(
                 () -> r.<VBox<Long>[]>root("accounts").get()) != null));
         History history = new History();
         AtomicLong unique = new AtomicLong();
@@ -126,7 +127,7 @@ class ReplicatedStmTest {
         }
         int accounts = 50;
         openAccounts(rs.get(1), accounts, 100);
-        ReplicaCluster.await("accounts everywhere", () -> rs.stream().allMatch(r -> r.stm().readOnly(
+        Await.until("accounts everywhere", () -> rs.stream().allMatch(r -> r.stm().readOnly(
                 () -> r.<VBox<Long>[]>root("accounts").get()) != null));
         List<CompletableFuture<Void>> workers = new ArrayList<>();
         for (int w = 0; w < 6; w++) {

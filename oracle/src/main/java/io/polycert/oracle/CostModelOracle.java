@@ -190,11 +190,6 @@ public final class CostModelOracle implements ProtocolOracle {
         }
     }
 
-    /** The training collector, if collecting. */
-    public TrainingCollector collector() {
-        return collector;
-    }
-
     // ---------------------------------------------------------------------------------------------------------
 
     @Override

@@ -235,16 +235,22 @@ public final class BroadcastBenchmark {
             }
         }
 
+        /** The size of the latest view, set by each kind of member from its own view callback. */
+        volatile int viewSize;
+
         abstract void send(byte[] payload);
 
-        abstract void awaitView(int size) throws InterruptedException;
+        void awaitView(int size) throws InterruptedException {
+            while (viewSize < size) {
+                Thread.sleep(10);
+            }
+        }
 
         abstract void close();
     }
 
     static final class PolyCertMember extends Member implements GroupListener {
         final JGroupsGroup group;
-        volatile int viewSize;
 
         PolyCertMember(String cluster, String name, int window) {
             super(window);
@@ -268,13 +274,6 @@ public final class BroadcastBenchmark {
         }
 
         @Override
-        void awaitView(int size) throws InterruptedException {
-            while (viewSize < size) {
-                Thread.sleep(10);
-            }
-        }
-
-        @Override
         void close() {
             group.close();
         }
@@ -282,7 +281,6 @@ public final class BroadcastBenchmark {
 
     static final class JGroupsMember extends Member implements Receiver {
         final JChannel channel;
-        volatile int viewSize;
 
         JGroupsMember(String cluster, String name, int window, boolean sequencer) throws Exception {
             super(window);
@@ -319,13 +317,6 @@ public final class BroadcastBenchmark {
                 channel.send(new BytesMessage(null, payload));
             } catch (Exception e) {
                 window.release();
-            }
-        }
-
-        @Override
-        void awaitView(int size) throws InterruptedException {
-            while (viewSize < size) {
-                Thread.sleep(10);
             }
         }
 
