@@ -38,12 +38,15 @@ public final class Replica implements AutoCloseable {
     private final ObjectRegistry registry;
     private final PolymorphicReplicationManager manager;
     private final JGroupsGroup group;
+    private final ValueCodec codec;
 
-    private Replica(Stm stm, ObjectRegistry registry, PolymorphicReplicationManager manager, JGroupsGroup group) {
+    private Replica(Stm stm, ObjectRegistry registry, PolymorphicReplicationManager manager, JGroupsGroup group,
+            ValueCodec codec) {
         this.stm = stm;
         this.registry = registry;
         this.manager = manager;
         this.group = group;
+        this.codec = codec;
     }
 
     public static Builder builder(String cluster) {
@@ -59,13 +62,47 @@ public final class Replica implements AutoCloseable {
      * The root box named {@code name}: the same box (by id) on every replica, with value null until a
      * transaction writes it.
      */
-    @SuppressWarnings("unchecked")
     public <T> VBox<T> root(String name) {
         Objects.requireNonNull(name, "name");
-        long id = ReplicaIds.rootId(name);
-        return (VBox<T>) registry.findOrCreate(id, i -> {
-            throw new AssertionError("roots come from the registry's root factory");
-        });
+        return rootBox(registry, ReplicaIds.rootId(name));
+    }
+
+    /**
+     * The transactional map named {@code name}: the same map on every replica that asks for the same name. Its
+     * operations join the calling thread's transaction, next to roots and boxes, and are certified with it.
+     * Keys and values must be encodable by the codec this replica was built with ({@link Builder#codec}); two
+     * keys are the same key when they encode to the same bytes.
+     *
+     * <pre>{@code
+     * TxMap<String, Long> balances = replica.map("balances");
+     * replica.stm().atomic(() -> balances.put("alice", balances.get("alice") - 10));
+     * }</pre>
+     *
+     * <p>Each key is a root box of its own, under an id hashed from the map name and the key, created on first
+     * use and held by the replica for as long as it runs: a removed key still keeps a small box (holding null)
+     * on every replica, so a map suits a bounded set of keys rather than an endless stream of fresh ones.
+     *
+     * @param name the map's name, non-null and non-empty, the same on every replica
+     * @throws IllegalArgumentException if {@code name} is empty
+     */
+    public <K, V> TxMap<K, V> map(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isEmpty()) {
+            throw new IllegalArgumentException("a map name must not be empty");
+        }
+        return new ReplicatedTxMap<>(name, stm, registry, codec);
+    }
+
+    /** The root box with this (negative) id, created by the registry's root factory on first use. */
+    @SuppressWarnings("unchecked")
+    static <T> VBox<T> rootBox(ObjectRegistry registry, long id) {
+        VBox<?> box = registry.find(id); // no lock on the common path
+        if (box == null) {
+            box = registry.findOrCreate(id, i -> {
+                throw new AssertionError("roots come from the registry's root factory");
+            });
+        }
+        return (VBox<T>) box;
     }
 
     public MemberId self() {
@@ -187,7 +224,7 @@ public final class Replica implements AutoCloseable {
                 throw e;
             }
             manager[0].attach(group);
-            return new Replica(stm, registry, manager[0], group);
+            return new Replica(stm, registry, manager[0], group, codec);
         }
     }
 

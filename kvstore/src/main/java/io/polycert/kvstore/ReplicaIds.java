@@ -1,6 +1,7 @@
 package io.polycert.kvstore;
 
 import io.polycert.core.IdAllocator;
+import java.nio.charset.StandardCharsets;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -36,6 +37,28 @@ final class ReplicaIds implements IdAllocator {
         long h = 0xcbf29ce484222325L;
         for (int i = 0; i < name.length(); i++) {
             h = (h ^ name.charAt(i)) * 0x100000001b3L;
+        }
+        return -1 - (h >>> 1);
+    }
+
+    private static final long FNV_OFFSET = 0xcbf29ce484222325L;
+    private static final long FNV_PRIME = 0x100000001b3L;
+    /** Separates the map name from the key: 0xff never occurs in UTF-8, so the concatenation is unambiguous. */
+    private static final int KEY_SEPARATOR = 0xff;
+
+    /**
+     * A negative id for the box of one key of a named map, the same on every replica: 64-bit FNV-1a over the map
+     * name's UTF-8 bytes, a separator byte that UTF-8 never contains, and the key's encoded bytes, folded to a
+     * negative number like {@link #rootId} so the registry treats the box as a root.
+     */
+    static long keyId(String mapName, byte[] encodedKey) {
+        long h = FNV_OFFSET;
+        for (byte b : mapName.getBytes(StandardCharsets.UTF_8)) {
+            h = (h ^ (b & 0xff)) * FNV_PRIME;
+        }
+        h = (h ^ KEY_SEPARATOR) * FNV_PRIME;
+        for (byte b : encodedKey) {
+            h = (h ^ (b & 0xff)) * FNV_PRIME;
         }
         return -1 - (h >>> 1);
     }
