@@ -19,6 +19,15 @@ public enum AbortCause {
     NOT_IN_MAJORITY(false),
     /** The replica left the group (or was shut down) before the outcome was known. */
     REPLICA_LEFT(false),
+    /**
+     * The membership changed while the transaction ran (partial replication: the owners of its keys moved), so
+     * it was certified against a stale placement and refused everywhere alike.
+     */
+    TOPOLOGY_CHANGED(true),
+    /** Two-phase commit only: a lock the transaction needed stayed held by another for the lock timeout. */
+    LOCK_TIMEOUT(true),
+    /** Two-phase commit only: waiting for a lock would have closed a cycle of waiting transactions. */
+    DEADLOCK(true),
     /** The application aborted the transaction, or its code threw. */
     EXPLICIT(false);
 

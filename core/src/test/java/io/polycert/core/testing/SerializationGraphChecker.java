@@ -9,6 +9,7 @@ import java.util.Deque;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.ToLongBiFunction;
 
 /**
  * Checks a history of committed register transactions for serializability (Adya's direct serialization graph):
@@ -43,6 +44,14 @@ public final class SerializationGraphChecker {
     }
 
     public static Result check(List<Txn> committed) {
+        return check(committed, (txn, key) -> txn.order());
+    }
+
+    /**
+     * For histories without one commit order (partial replication): {@code versionOrder} gives where a
+     * transaction's write of a key falls in that key's version order (for example the key's version number).
+     */
+    public static Result check(List<Txn> committed, ToLongBiFunction<Txn, Long> versionOrder) {
         List<String> anomalies = new ArrayList<>();
         int n = committed.size() + 1; // node 0 is the initial transaction
         List<List<int[]>> out = new ArrayList<>(n); // edges: {target, kind}
@@ -71,14 +80,15 @@ public final class SerializationGraphChecker {
         Map<Long, Map<Integer, Integer>> positionOf = new HashMap<>();
         int[] edges = {0};
         versions.forEach((key, writers) -> {
-            writers.sort(Comparator.comparingLong(t -> committed.get(t - 1).order()));
+            writers.sort(Comparator.comparingLong(t -> versionOrder.applyAsLong(committed.get(t - 1), key)));
             Map<Integer, Integer> pos = new HashMap<>();
             int previous = 0;
             for (int i = 0; i < writers.size(); i++) {
                 int t = writers.get(i);
-                if (i > 0 && committed.get(t - 1).order() == committed.get(previous - 1).order()) {
+                long at = versionOrder.applyAsLong(committed.get(t - 1), key);
+                if (i > 0 && at == versionOrder.applyAsLong(committed.get(previous - 1), key)) {
                     anomalies.add(names[previous] + " and " + names[t] + " wrote key " + key
-                            + " at the same position " + committed.get(t - 1).order());
+                            + " at the same position " + at);
                 }
                 pos.put(t, i);
                 addEdge(out, previous, t, Kind.WW, edges);

@@ -1,0 +1,32 @@
+package io.polycert.certification.partial;
+
+/**
+ * What a partially replicated transaction is guaranteed, weakest first. The first three are those of Ruivo's
+ * TOM-based protocol (and Infinispan); {@link #SERIALIZABLE} goes beyond it. docs/PARTIAL.md compares their cost.
+ */
+public enum ConsistencyLevel {
+    /** Every read returns a committed value; two reads of one key may differ. No certification. */
+    READ_COMMITTED,
+    /** A key read twice in a transaction returns the same value (the first read is kept). No certification. */
+    REPEATABLE_READ,
+    /**
+     * Repeatable read, and a transaction that wrote a key it had read aborts if that key changed in between
+     * (no lost updates). The owners of the written keys check and vote.
+     */
+    REPEATABLE_READ_WRITE_SKEW_CHECK,
+    /**
+     * Serializable: the owners of every key read or written validate the versions read (P-Store style), and
+     * read-only transactions that read more than one key are certified too.
+     */
+    SERIALIZABLE;
+
+    /** Whether reads are kept for the rest of the transaction. */
+    boolean repeatableReads() {
+        return this != READ_COMMITTED;
+    }
+
+    /** Whether owners validate read versions and vote. */
+    boolean certifies() {
+        return this == REPEATABLE_READ_WRITE_SKEW_CHECK || this == SERIALIZABLE;
+    }
+}

@@ -1,0 +1,232 @@
+package io.polycert.certification.partial;
+
+import io.polycert.core.AbortCause;
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import io.polycert.core.group.MemberId;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The messages of partial replication and their wire form. Decoding checks every length and tag and throws
+ * {@link CodecException} on anything malformed; the engine drops such a message and logs it.
+ */
+sealed interface Message {
+
+    /** A written key: value null removes it. */
+    record Write(ByteKey key, byte[] value) {
+    }
+
+    /** A key read at a version, to validate. */
+    record Check(ByteKey key, long version) {
+    }
+
+    /**
+     * A transaction to certify and apply: multicast in total order to its owners ({@code TX}) or sent to each
+     * for two-phase commit ({@code PREPARE}).
+     */
+    record Transaction(boolean prepare, long seq, long epoch, ConsistencyLevel level, List<Write> writes,
+            List<Check> checks) implements Message {
+    }
+
+    /** One owner's vote on a transaction (also a destination's refusal of a stale epoch). */
+    record Vote(MemberId origin, long seq, AbortCause refusal) implements Message {
+        boolean positive() {
+            return refusal == null;
+        }
+    }
+
+    /** The originator's outcome of a two-phase commit. */
+    record Outcome(long seq, boolean commit) implements Message {
+    }
+
+    record Get(long request, ByteKey key, boolean cache) implements Message {
+    }
+
+    /** The reply to {@link Get}: {@code owned} false when the member no longer owns the key. */
+    record Value(long request, boolean owned, long version, byte[] value) implements Message {
+    }
+
+    /** Keys whose near-cached copies are stale. */
+    record Invalidate(List<ByteKey> keys) implements Message {
+    }
+
+    /** A new placement, multicast in total order to all members. */
+    record Rebalance(long epoch, List<MemberId> members) implements Message {
+    }
+
+    /** State moving to a new owner. */
+    record Data(long epoch, List<ByteKey> keys, long[] versions, List<byte[]> values) implements Message {
+    }
+
+    /** The sender has sent all its data for the epoch. */
+    record Done(long epoch) implements Message {
+    }
+
+    int TX = 1;
+    int PREPARE = 2;
+    int VOTE = 3;
+    int OUTCOME = 4;
+    int GET = 5;
+    int VALUE = 6;
+    int INVALIDATE = 7;
+    int REBALANCE = 8;
+    int DATA = 9;
+    int DONE = 10;
+
+    ValueCodec CODEC = ValueCodec.standard();
+    AbortCause[] CAUSES = AbortCause.values();
+    ConsistencyLevel[] LEVELS = ConsistencyLevel.values();
+    /** Upper bound on list lengths, so a corrupted count cannot make us allocate gigabytes. */
+    int MAX_ITEMS = 1 << 22;
+
+    static byte[] encode(Message m) {
+        ValueOutput out = new ValueOutput(CODEC, 64);
+        if (m instanceof Transaction t) {
+            out.writeByte(t.prepare() ? PREPARE : TX).writeVarLong(t.seq()).writeVarLong(t.epoch())
+                    .writeByte(t.level().ordinal()).writeVarInt(t.writes().size());
+            for (Write w : t.writes()) {
+                out.writeBytes(w.key().bytes);
+                writeNullable(out, w.value());
+            }
+            out.writeVarInt(t.checks().size());
+            for (Check c : t.checks()) {
+                out.writeBytes(c.key().bytes).writeVarLong(c.version());
+            }
+        } else if (m instanceof Vote v) {
+            out.writeByte(VOTE);
+            writeMember(out, v.origin());
+            out.writeVarLong(v.seq()).writeVarInt(v.refusal() == null ? -1 : v.refusal().ordinal());
+        } else if (m instanceof Outcome o) {
+            out.writeByte(OUTCOME).writeVarLong(o.seq()).writeBoolean(o.commit());
+        } else if (m instanceof Get g) {
+            out.writeByte(GET).writeVarLong(g.request()).writeBytes(g.key().bytes).writeBoolean(g.cache());
+        } else if (m instanceof Value v) {
+            out.writeByte(VALUE).writeVarLong(v.request()).writeBoolean(v.owned()).writeVarLong(v.version());
+            writeNullable(out, v.value());
+        } else if (m instanceof Invalidate inv) {
+            out.writeByte(INVALIDATE).writeVarInt(inv.keys().size());
+            for (ByteKey k : inv.keys()) {
+                out.writeBytes(k.bytes);
+            }
+        } else if (m instanceof Rebalance r) {
+            out.writeByte(REBALANCE).writeVarLong(r.epoch()).writeVarInt(r.members().size());
+            for (MemberId member : r.members()) {
+                writeMember(out, member);
+            }
+        } else if (m instanceof Data d) {
+            out.writeByte(DATA).writeVarLong(d.epoch()).writeVarInt(d.keys().size());
+            for (int i = 0; i < d.keys().size(); i++) {
+                out.writeBytes(d.keys().get(i).bytes).writeVarLong(d.versions()[i]);
+                writeNullable(out, d.values().get(i));
+            }
+        } else if (m instanceof Done d) {
+            out.writeByte(DONE).writeVarLong(d.epoch());
+        }
+        return out.toByteArray();
+    }
+
+    static Message decode(byte[] bytes) {
+        ValueInput in = new ValueInput(CODEC, bytes, null);
+        int type = in.readByte();
+        Message m = switch (type) {
+            case TX, PREPARE -> {
+                long seq = in.readVarLong();
+                long epoch = in.readVarLong();
+                ConsistencyLevel level = LEVELS[index(in.readByte(), LEVELS.length, "level")];
+                int nw = count(in.readVarInt());
+                List<Write> writes = new ArrayList<>(Math.min(nw, 1024));
+                for (int i = 0; i < nw; i++) {
+                    writes.add(new Write(new ByteKey(in.readBytes()), readNullable(in)));
+                }
+                int nc = count(in.readVarInt());
+                List<Check> checks = new ArrayList<>(Math.min(nc, 1024));
+                for (int i = 0; i < nc; i++) {
+                    checks.add(new Check(new ByteKey(in.readBytes()), in.readVarLong()));
+                }
+                yield new Transaction(type == PREPARE, seq, epoch, level, writes, checks);
+            }
+            case VOTE -> {
+                MemberId origin = readMember(in);
+                long seq = in.readVarLong();
+                int cause = in.readVarInt();
+                yield new Vote(origin, seq, cause < 0 ? null : CAUSES[index(cause, CAUSES.length, "cause")]);
+            }
+            case OUTCOME -> new Outcome(in.readVarLong(), in.readBoolean());
+            case GET -> new Get(in.readVarLong(), new ByteKey(in.readBytes()), in.readBoolean());
+            case VALUE -> new Value(in.readVarLong(), in.readBoolean(), in.readVarLong(), readNullable(in));
+            case INVALIDATE -> {
+                int n = count(in.readVarInt());
+                List<ByteKey> keys = new ArrayList<>(Math.min(n, 1024));
+                for (int i = 0; i < n; i++) {
+                    keys.add(new ByteKey(in.readBytes()));
+                }
+                yield new Invalidate(keys);
+            }
+            case REBALANCE -> {
+                long epoch = in.readVarLong();
+                int n = count(in.readVarInt());
+                List<MemberId> members = new ArrayList<>(Math.min(n, 1024));
+                for (int i = 0; i < n; i++) {
+                    members.add(readMember(in));
+                }
+                if (members.isEmpty()) {
+                    throw new CodecException("a rebalance names no member");
+                }
+                yield new Rebalance(epoch, members);
+            }
+            case DATA -> {
+                long epoch = in.readVarLong();
+                int n = count(in.readVarInt());
+                List<ByteKey> keys = new ArrayList<>(Math.min(n, 1024));
+                long[] versions = new long[Math.min(n, in.remaining())];
+                List<byte[]> values = new ArrayList<>(Math.min(n, 1024));
+                for (int i = 0; i < n; i++) {
+                    keys.add(new ByteKey(in.readBytes()));
+                    versions[i] = in.readVarLong();
+                    values.add(readNullable(in));
+                }
+                yield new Data(epoch, keys, versions, values);
+            }
+            case DONE -> new Done(in.readVarLong());
+            default -> throw new CodecException("unknown partial-replication message type " + type);
+        };
+        in.expectEnd();
+        return m;
+    }
+
+    private static void writeNullable(ValueOutput out, byte[] value) {
+        out.writeBoolean(value != null);
+        if (value != null) {
+            out.writeBytes(value);
+        }
+    }
+
+    private static byte[] readNullable(ValueInput in) {
+        return in.readBoolean() ? in.readBytes() : null;
+    }
+
+    private static void writeMember(ValueOutput out, MemberId m) {
+        out.writeLong(m.high()).writeLong(m.low()).writeString(m.name());
+    }
+
+    private static MemberId readMember(ValueInput in) {
+        return new MemberId(in.readLong(), in.readLong(), in.readString());
+    }
+
+    private static int count(int n) {
+        if (n < 0 || n > MAX_ITEMS) {
+            throw new CodecException("bad item count " + n);
+        }
+        return n;
+    }
+
+    private static int index(int i, int size, String what) {
+        if (i < 0 || i >= size) {
+            throw new CodecException("bad " + what + " " + i);
+        }
+        return i;
+    }
+}

@@ -1,0 +1,1329 @@
+package io.polycert.certification.partial;
+
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
+import io.polycert.core.AbortCause;
+import io.polycert.core.TransactionAbortedException;
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.group.GroupListener;
+import io.polycert.core.group.GroupMember;
+import io.polycert.core.group.MemberId;
+import io.polycert.core.group.NotInMajorityException;
+import io.polycert.core.group.View;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.ScheduledFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One member's share of a partially replicated key-value store: the keys it owns (by consistent hashing), a near
+ * cache of keys it read from others, and the commit protocol among owners (Ruivo's total-order-multicast commit,
+ * or the two-phase-commit baseline). Keys and values are bytes here; {@code PartitionedStore} in kvstore puts
+ * typed maps on top.
+ *
+ * <p><b>Total-order commit.</b> The originator multicasts the transaction (writes, and the versions it read
+ * that must still hold) in total order to the owners of its keys; no other member takes part. Under read
+ * committed and repeatable read every owner applies the writes it owns in delivery order and acknowledges. Under
+ * the certifying levels each owner queues the transaction behind earlier ones on the same keys (in delivery
+ * order, which all owners share, so no deadlock is possible), validates the keys it owns once first in every
+ * queue, and sends its vote to the originator and the other destinations. Owners of one key vote alike, so the
+ * outcome is decided by one positive vote per key or by the first negative vote, by the originator and every
+ * destination on their own: no outcome message, so an originator crash cannot leave keys locked.
+ *
+ * <p><b>Placement changes.</b> On every view change the coordinator multicasts a rebalance to all members. Each
+ * member processes it after every transaction delivered before it has finished and before any delivered after
+ * it, sends the keys it owned to their new owners, and waits for the keys it gains. A transaction certified
+ * under an older placement is refused by all of its destinations alike (they deliver it on the same side of the
+ * rebalance) and retried.
+ *
+ * <p>All protocol state is guarded by this object's monitor; the group's delivery thread and a timer thread take
+ * it briefly and never wait inside it. Application threads read owned keys and the near cache without it.
+ */
+public final class PartitionedEngine implements GroupListener, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(PartitionedEngine.class);
+    private static final int DATA_BATCH = 512;
+    private static final int REMEMBERED = 100_000;
+
+    /** A placement: its epoch (the view id it was computed for) and the ring. */
+    record Topology(long epoch, HashRing ring) {
+    }
+
+    private record TxId(MemberId origin, long seq) {
+    }
+
+    /** An originated transaction waiting for its outcome. */
+    static final class Pending {
+        final long seq;
+        final HashRing ring;
+        final Set<ByteKey> uncovered;
+        final Set<MemberId> destinations;
+        final Set<MemberId> awaitingPrepareVotes;
+        final CompletableFuture<Void> outcome = new CompletableFuture<>();
+
+        Pending(long seq, HashRing ring, Set<ByteKey> decisionKeys, Set<MemberId> destinations) {
+            this.seq = seq;
+            this.ring = ring;
+            this.uncovered = new HashSet<>(decisionKeys);
+            this.destinations = destinations;
+            this.awaitingPrepareVotes = new HashSet<>(destinations);
+        }
+    }
+
+    /** A transaction at one of its destinations. */
+    private final class Remote {
+        final TxId id;
+        final Message.Transaction tx;
+        final HashRing ring;
+        final List<ByteKey> lockKeys = new ArrayList<>();
+        final Set<ByteKey> uncovered = new HashSet<>();
+        final Set<MemberId> voters = new LinkedHashSet<>();
+        int waiting;
+        boolean voted;
+        boolean released;
+        boolean decided;
+        boolean commit;
+        // Two-phase commit: how far lock acquisition got, the lock waited for, and its timeout.
+        int acquired;
+        Lock waitingFor;
+        ScheduledFuture<?> timeout;
+
+        Remote(TxId id, Message.Transaction tx, HashRing ring) {
+            this.id = id;
+            this.tx = tx;
+            this.ring = ring;
+            Set<ByteKey> own = new LinkedHashSet<>();
+            for (Message.Write w : tx.writes()) {
+                uncovered.add(w.key());
+                if (ring.isOwner(self, w.key())) {
+                    own.add(w.key());
+                }
+            }
+            for (Message.Check c : tx.checks()) {
+                uncovered.add(c.key());
+                if (ring.isOwner(self, c.key())) {
+                    own.add(c.key());
+                }
+            }
+            lockKeys.addAll(own);
+            for (ByteKey k : uncovered) {
+                voters.addAll(ring.owners(k));
+            }
+            voters.add(id.origin);
+            voters.remove(self);
+        }
+    }
+
+    /** A two-phase-commit lock: its holder and the transactions waiting, first come first served. */
+    private static final class Lock {
+        Remote holder;
+        final ArrayDeque<Remote> waiters = new ArrayDeque<>(2);
+    }
+
+    private record EarlyVote(MemberId voter, AbortCause refusal) {
+    }
+
+    /** A read sent to an owner. */
+    private record ReadRequest(ByteKey key, MemberId target, boolean cache, CompletableFuture<Versioned> reply) {
+    }
+
+    private final ConsistencyLevel level;
+    private final CommitProtocol protocol;
+    private final int degree;
+    private final int virtualNodes;
+    private final int minimumMembers;
+    private final Duration lockTimeout;
+    private final Duration readTimeout;
+    private final Duration outcomeTimeout;
+    final PartitionedStatistics stats = new PartitionedStatistics();
+
+    private volatile GroupMember group;
+    private final MemberId self;
+    /** Messages produced before {@link #attach} (while joining), sent once attached. */
+    private final List<Map.Entry<MemberId, byte[]>> unsent = new ArrayList<>();
+    private volatile Topology topology;
+    /** True between processing a rebalance and receiving every key it brings. */
+    private volatile boolean receiving;
+    private volatile boolean closed;
+
+    final ConcurrentHashMap<ByteKey, Versioned> data = new ConcurrentHashMap<>();
+    final Cache<ByteKey, Versioned> nearCache;
+    private final ConcurrentHashMap<Long, Pending> originated = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<Long, ReadRequest> reads = new ConcurrentHashMap<>();
+    private final AtomicLong sequence = new AtomicLong();
+    private final ScheduledExecutorService timer;
+
+    // ---- guarded by this ----
+    /** Members that read a key from us and may cache it: told when it changes. */
+    private final Map<ByteKey, Set<MemberId>> requestors = new HashMap<>();
+    private final Map<TxId, Remote> remotes = new HashMap<>();
+    private final Map<ByteKey, ArrayDeque<Remote>> queues = new HashMap<>();
+    private final Map<ByteKey, Lock> locks = new HashMap<>();
+    private final Map<TxId, List<EarlyVote>> earlyVotes = bounded();
+    private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
+    private boolean draining;
+    private final Map<TxId, Boolean> decided = bounded();
+    /** Own total-order transactions this member is a destination of, until it delivers and finishes them. */
+    private final Map<Long, Boolean> ownDestined = bounded();
+    /** Epoch and ring of the last rebalance delivered (transactions are checked against it on delivery). */
+    private long deliveredEpoch;
+    private HashRing deliveredRing;
+    /** Transactions admitted and not yet finished: a rebalance waits for them. */
+    private int unfinished;
+    /** The rebalance being processed or waiting for {@link #unfinished} to drain, and what came after it. */
+    private Message.Rebalance barrier;
+    private final ArrayDeque<Runnable> backlog = new ArrayDeque<>();
+    private final Set<MemberId> awaitingDone = new HashSet<>();
+    private final Map<Long, Map<ByteKey, Versioned>> stashedData = new HashMap<>();
+    private final Map<Long, Set<MemberId>> stashedDone = new HashMap<>();
+    private final List<Runnable> deferredReads = new ArrayList<>();
+    private long dropped;
+
+    private PartitionedEngine(Builder b) {
+        this.level = b.level;
+        this.protocol = b.protocol;
+        this.degree = b.degree;
+        this.virtualNodes = b.virtualNodes;
+        this.minimumMembers = b.minimumMembers;
+        this.lockTimeout = b.lockTimeout;
+        this.readTimeout = b.readTimeout;
+        this.outcomeTimeout = b.outcomeTimeout;
+        this.self = Objects.requireNonNull(b.identity, "identity: the member id the group will be joined with");
+        this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
+        this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "polycert-partial-timer");
+            t.setDaemon(true);
+            return t;
+        });
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    /**
+     * Connects the engine to its group, joined with this engine as listener and with {@link Builder#identity}
+     * as member id. Call once, after joining.
+     */
+    public void attach(GroupMember member) {
+        Objects.requireNonNull(member, "member");
+        synchronized (this) {
+            if (group != null) {
+                throw new IllegalStateException("already attached to " + group);
+            }
+            if (!member.self().equals(self)) {
+                throw new IllegalArgumentException("the group member is " + member.self() + " but the engine was built"
+                        + " for " + self + ": join with identity(engine.self())");
+            }
+            group = member;
+            for (Map.Entry<MemberId, byte[]> e : unsent) {
+                send(e.getKey(), e.getValue());
+            }
+            unsent.clear();
+        }
+        View v = member.view();
+        if (v != null) {
+            viewInstalled(v, -1);
+        }
+    }
+
+    public ConsistencyLevel level() {
+        return level;
+    }
+
+    public CommitProtocol protocol() {
+        return protocol;
+    }
+
+    public PartitionedStatistics statistics() {
+        return stats;
+    }
+
+    public MemberId self() {
+        return self;
+    }
+
+    /** Begins a transaction; waits (up to the read timeout) while this member has no placement yet. */
+    public PartitionedTransaction begin(boolean readOnly) {
+        return new PartitionedTransaction(this, awaitPlacement(), readOnly);
+    }
+
+    /** The members that own the key under the current placement, primary first (empty before the first one). */
+    public List<MemberId> owners(byte[] key) {
+        Topology t = topology;
+        return t == null ? List.of() : t.ring.owners(new ByteKey(key));
+    }
+
+    /** The current placement's epoch (0 before the first). */
+    public long epoch() {
+        Topology t = topology;
+        return t == null ? 0 : t.epoch;
+    }
+
+    /** The number of keys (including removed ones' tombstones) this member holds as an owner. */
+    public int ownedKeys() {
+        return data.size();
+    }
+
+    /** This member's committed value of a key it owns, or null (for tests and tools). */
+    public byte[] ownedValue(byte[] key) {
+        Versioned v = data.get(new ByteKey(key));
+        return v == null ? null : v.value();
+    }
+
+    /** This member's committed version of a key it owns (0 when it never held it). */
+    public long ownedVersion(byte[] key) {
+        Versioned v = data.get(new ByteKey(key));
+        return v == null ? 0 : v.version();
+    }
+
+    /** Whether the engine has a placement and holds every key it owns (no rebalance under way). */
+    public boolean isReady() {
+        return topology != null && !receiving;
+    }
+
+    Topology awaitPlacement() {
+        long deadline = System.nanoTime() + readTimeout.toNanos() * 10;
+        synchronized (this) {
+            while (topology == null || receiving) {
+                checkOpen();
+                long left = deadline - System.nanoTime();
+                if (left <= 0) {
+                    throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, topology == null
+                            ? "no placement yet: the group has fewer than " + minimumMembers + " members"
+                            : "keys are still moving to this member after a membership change");
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new TransactionAbortedException(AbortCause.EXPLICIT, "interrupted waiting for placement");
+                }
+            }
+            return topology;
+        }
+    }
+
+    private void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the partitioned store is closed");
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------------ reads
+
+    /** A committed version of a key, read under the transaction's placement. Called by application threads. */
+    Versioned read(ByteKey key, Topology placement) {
+        checkOpen();
+        if (topology != placement) {
+            throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED,
+                    "the placement changed while the transaction ran");
+        }
+        List<MemberId> owners = placement.ring.owners(key);
+        MemberId me = self;
+        if (owners.contains(me)) {
+            if (receiving) {
+                awaitPlacement();
+            }
+            return data.getOrDefault(key, Versioned.ABSENT);
+        }
+        Versioned cached = nearCache.getIfPresent(key);
+        if (cached != null) {
+            stats.nearCacheHits.increment();
+            return cached;
+        }
+        stats.remoteReads.increment();
+        for (MemberId owner : owners) {
+            long id = sequence.incrementAndGet();
+            ReadRequest request = new ReadRequest(key, owner, true, new CompletableFuture<>());
+            reads.put(id, request);
+            try {
+                group.send(owner, Message.encode(new Message.Get(id, key, true)));
+                Versioned v = request.reply.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (v != null) {
+                    return v;
+                }
+                throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED,
+                        owner + " no longer owns a key the transaction read");
+            } catch (ExecutionException | TimeoutException e) {
+                log.debug("read of {} from {} failed ({}); trying the next owner", key, owner, e.toString());
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new TransactionAbortedException(AbortCause.EXPLICIT, "interrupted during a remote read", e);
+            } catch (NotInMajorityException e) {
+                throw new TransactionAbortedException(AbortCause.NOT_IN_MAJORITY, e.getMessage(), e);
+            } finally {
+                reads.remove(id);
+            }
+        }
+        throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, "no owner of a key answered: " + owners);
+    }
+
+    private synchronized void onGet(MemberId from, Message.Get get) {
+        if (topology == null || receiving) {
+            deferredReads.add(() -> onGet(from, get));
+            return;
+        }
+        if (!topology.ring.isOwner(self, get.key())) {
+            send(from, new Message.Value(get.request(), false, 0, null));
+            return;
+        }
+        Versioned v = data.getOrDefault(get.key(), Versioned.ABSENT);
+        if (get.cache()) {
+            requestors.computeIfAbsent(get.key(), k -> new HashSet<>(4)).add(from);
+        }
+        send(from, new Message.Value(get.request(), true, v.version(), v.value()));
+    }
+
+    private void onValue(Message.Value value) {
+        ReadRequest request = reads.get(value.request());
+        if (request == null) {
+            return; // timed out already
+        }
+        if (!value.owned()) {
+            request.reply.complete(null);
+            return;
+        }
+        Versioned v = new Versioned(value.value(), value.version());
+        if (request.cache) {
+            // Cached here, on the delivery thread, so an invalidation sent after this reply evicts it.
+            nearCache.put(request.key, v);
+        }
+        request.reply.complete(v);
+    }
+
+    private void onInvalidate(Message.Invalidate inv) {
+        nearCache.invalidateAll(inv.keys());
+    }
+
+    // ----------------------------------------------------------------------------------- commit: originator
+
+    /**
+     * Certifies and commits a transaction's writes (and the reads it must validate) among their owners; returns
+     * once the outcome is known.
+     */
+    void commit(Topology placement, Map<ByteKey, byte[]> writes, Map<ByteKey, Long> checks) {
+        checkOpen();
+        if (topology != placement) {
+            throw abort(AbortCause.TOPOLOGY_CHANGED, "the placement changed while the transaction ran");
+        }
+        List<Message.Write> ws = new ArrayList<>(writes.size());
+        Set<ByteKey> decisionKeys = new LinkedHashSet<>();
+        for (Map.Entry<ByteKey, byte[]> e : writes.entrySet()) {
+            ws.add(new Message.Write(e.getKey(), e.getValue()));
+            decisionKeys.add(e.getKey());
+        }
+        List<Message.Check> cs = new ArrayList<>(checks.size());
+        for (Map.Entry<ByteKey, Long> e : checks.entrySet()) {
+            cs.add(new Message.Check(e.getKey(), e.getValue()));
+            decisionKeys.add(e.getKey());
+        }
+        Set<MemberId> destinations = new LinkedHashSet<>();
+        for (ByteKey k : decisionKeys) {
+            destinations.addAll(placement.ring.owners(k));
+        }
+        long seq = sequence.incrementAndGet();
+        Pending pending = new Pending(seq, placement.ring, decisionKeys, destinations);
+        originated.put(seq, pending);
+        boolean twoPhase = protocol == CommitProtocol.TWO_PHASE_COMMIT;
+        Message.Transaction tx = new Message.Transaction(twoPhase, seq, placement.epoch, level, ws, cs);
+        try {
+            byte[] payload = Message.encode(tx);
+            if (twoPhase) {
+                // A destination that already left would never vote: the view change that removed it may have been
+                // handled before this transaction was registered, so look again now that it is.
+                View current = group.view();
+                for (MemberId d : destinations) {
+                    if (current != null && !current.contains(d)) {
+                        throw new IllegalArgumentException(d + " is not in the view " + current.members());
+                    }
+                }
+                // Own prepare last: if it fails at once, the rollback must follow every prepare sent.
+                for (MemberId d : destinations) {
+                    if (!d.equals(self)) {
+                        group.send(d, payload);
+                    }
+                }
+                if (destinations.contains(self)) {
+                    onPrepare(self, tx);
+                }
+            } else {
+                if (destinations.contains(self) && level.certifies()) {
+                    synchronized (this) {
+                        ownDestined.put(seq, Boolean.TRUE);
+                    }
+                }
+                group.multicast(destinations, payload);
+            }
+            awaitOutcome(pending);
+        } catch (IllegalArgumentException e) {
+            throw abort(AbortCause.TOPOLOGY_CHANGED, "an owner left the group: " + e.getMessage());
+        } catch (NotInMajorityException e) {
+            throw abort(AbortCause.NOT_IN_MAJORITY, e.getMessage());
+        } finally {
+            originated.remove(seq);
+        }
+        for (ByteKey k : writes.keySet()) {
+            nearCache.invalidate(k);
+        }
+        stats.committed.increment();
+    }
+
+    private void awaitOutcome(Pending pending) {
+        try {
+            pending.outcome.get(outcomeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof TransactionAbortedException abort) {
+                stats.aborts.get(abort.abortCause()).increment();
+                throw abort;
+            }
+            if (e.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(e.getCause());
+        } catch (TimeoutException e) {
+            if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+                rollback2pc(pending);
+                throw abort(AbortCause.LOCK_TIMEOUT, "no vote from every owner within " + outcomeTimeout);
+            }
+            throw new OutcomeUnknownException("no outcome within " + outcomeTimeout + " (transaction " + pending.seq
+                    + " may have committed)");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new OutcomeUnknownException("interrupted while waiting for the outcome");
+        }
+    }
+
+    TransactionAbortedException abort(AbortCause cause, String message) {
+        stats.aborts.get(cause).increment();
+        return new TransactionAbortedException(cause, message);
+    }
+
+    /** A vote or acknowledgement for a transaction this member originated. */
+    private void onOriginVote(MemberId voter, Message.Vote vote) {
+        Pending p = originated.get(vote.seq());
+        if (p == null || p.outcome.isDone()) {
+            return;
+        }
+        if (!vote.positive()) {
+            if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+                rollback2pc(p);
+            }
+            p.outcome.completeExceptionally(new TransactionAbortedException(vote.refusal(),
+                    describe(vote.refusal(), voter)));
+            return;
+        }
+        if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+            p.awaitingPrepareVotes.remove(voter);
+            if (p.awaitingPrepareVotes.isEmpty()) {
+                byte[] commit = Message.encode(new Message.Outcome(p.seq, true));
+                for (MemberId d : p.destinations) {
+                    if (d.equals(self)) {
+                        onOutcome(self, new Message.Outcome(p.seq, true));
+                    } else {
+                        group.send(d, commit);
+                    }
+                }
+                p.outcome.complete(null);
+            }
+            return;
+        }
+        p.uncovered.removeIf(k -> p.ring.isOwner(voter, k));
+        if (p.uncovered.isEmpty()) {
+            p.outcome.complete(null);
+        }
+    }
+
+    private static String describe(AbortCause cause, MemberId voter) {
+        return switch (cause) {
+            case CONFLICT -> "a key read was overwritten by a transaction ordered first (voted by " + voter + ")";
+            case TOPOLOGY_CHANGED -> "the placement changed before the transaction was ordered (" + voter + ")";
+            case LOCK_TIMEOUT -> "a lock stayed held for the lock timeout at " + voter;
+            case DEADLOCK -> "waiting for a lock would deadlock at " + voter;
+            default -> cause + " at " + voter;
+        };
+    }
+
+    private void rollback2pc(Pending p) {
+        byte[] rollback = Message.encode(new Message.Outcome(p.seq, false));
+        for (MemberId d : p.destinations) {
+            if (d.equals(self)) {
+                onOutcome(self, new Message.Outcome(p.seq, false));
+            } else {
+                try {
+                    group.send(d, rollback);
+                } catch (RuntimeException e) {
+                    log.debug("rollback to {} not sent: {}", d, e.toString());
+                }
+            }
+        }
+    }
+
+    // ----------------------------------------------------------------------- commit: destinations (total order)
+
+    private synchronized void onTransaction(MemberId origin, Message.Transaction tx) {
+        TxId id = new TxId(origin, tx.seq());
+        if (tx.epoch() != deliveredEpoch || tx.level() != level || deliveredRing == null) {
+            AbortCause why = tx.level() != level ? AbortCause.BAD_VALUE : AbortCause.TOPOLOGY_CHANGED;
+            if (tx.level() != level) {
+                warn("a transaction from " + origin + " uses level " + tx.level() + ", this member " + level);
+            }
+            vote(origin, id, why, List.of());
+            return;
+        }
+        Remote r = new Remote(id, tx, deliveredRing);
+        if (barrier != null) {
+            backlog.add(() -> admit(r));
+        } else {
+            admit(r);
+        }
+    }
+
+    private void admit(Remote r) {
+        if (!level.certifies()) {
+            apply(r);
+            vote(r.id.origin, r.id, null, List.of());
+            return;
+        }
+        unfinished++;
+        remotes.put(r.id, r);
+        for (ByteKey k : r.lockKeys) {
+            ArrayDeque<Remote> q = queues.computeIfAbsent(k, key -> new ArrayDeque<>(2));
+            if (!q.isEmpty()) {
+                r.waiting++;
+            }
+            q.add(r);
+        }
+        List<EarlyVote> early = earlyVotes.remove(r.id);
+        if (early != null) {
+            for (EarlyVote v : early) {
+                onRemoteVote(r, v.voter, v.refusal);
+            }
+        }
+        runnable.add(r);
+        drain();
+    }
+
+    /** Steps transactions until none can move: the work list keeps deep queues from recursing. */
+    private void drain() {
+        if (draining) {
+            return;
+        }
+        draining = true;
+        try {
+            Remote t;
+            while ((t = runnable.poll()) != null) {
+                step(t);
+            }
+        } finally {
+            draining = false;
+        }
+    }
+
+    /**
+     * Moves one transaction on: once first in the queue of every key it holds here, it validates and votes; once
+     * decided, it applies (a commit, when first everywhere) and leaves the queues.
+     */
+    private void step(Remote t) {
+        if (t.released) {
+            return;
+        }
+        if (t.decided) {
+            if (!t.commit) {
+                release(t);
+            } else if (t.waiting == 0) {
+                apply(t);
+                release(t);
+            }
+            return;
+        }
+        if (t.waiting == 0 && !t.voted) {
+            t.voted = true;
+            AbortCause refusal = validate(t);
+            vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters));
+            onRemoteVote(t, self, refusal);
+        }
+    }
+
+    private AbortCause validate(Remote r) {
+        for (Message.Check c : r.tx.checks()) {
+            if (r.ring.isOwner(self, c.key())
+                    && data.getOrDefault(c.key(), Versioned.ABSENT).version() != c.version()) {
+                return AbortCause.CONFLICT;
+            }
+        }
+        return null;
+    }
+
+    /** Sends a vote to the originator and the given other destinations (the originator gets it once). */
+    private void vote(MemberId origin, TxId id, AbortCause refusal, List<MemberId> others) {
+        Message.Vote v = new Message.Vote(origin, id.seq, refusal);
+        byte[] payload = Message.encode(v);
+        if (origin.equals(self)) {
+            onOriginVote(self, v);
+        }
+        for (MemberId m : others) {
+            if (!m.equals(self)) {
+                send(m, payload);
+            }
+        }
+        if (!origin.equals(self) && !others.contains(origin)) {
+            send(origin, payload);
+        }
+    }
+
+    private synchronized void onVote(MemberId voter, Message.Vote vote) {
+        if (vote.origin().equals(self)) {
+            onOriginVote(voter, vote);
+        }
+        if (protocol == CommitProtocol.TWO_PHASE_COMMIT || !level.certifies()) {
+            return;
+        }
+        TxId id = new TxId(vote.origin(), vote.seq());
+        Remote r = remotes.get(id);
+        if (r != null) {
+            onRemoteVote(r, voter, vote.refusal());
+            drain();
+        } else if (!decided.containsKey(id) && (!vote.origin().equals(self) || isDestination(vote.seq()))) {
+            // The transaction reaches us later: keep the vote until it does.
+            earlyVotes.computeIfAbsent(id, k -> new ArrayList<>(2)).add(new EarlyVote(voter, vote.refusal()));
+        }
+    }
+
+    /** Whether this member is a destination of its own transaction (known until that transaction leaves). */
+    private boolean isDestination(long seq) {
+        return ownDestined.containsKey(seq);
+    }
+
+    private void onRemoteVote(Remote r, MemberId voter, AbortCause refusal) {
+        if (r.decided) {
+            return;
+        }
+        if (refusal != null) {
+            decide(r, false);
+            return;
+        }
+        r.uncovered.removeIf(k -> r.ring.isOwner(voter, k));
+        if (r.uncovered.isEmpty()) {
+            decide(r, true);
+        }
+    }
+
+    private void decide(Remote r, boolean commit) {
+        r.decided = true;
+        r.commit = commit;
+        decided.put(r.id, commit);
+        runnable.add(r);
+    }
+
+    /** Leaves every queue; successors that became first everywhere become runnable. */
+    private void release(Remote r) {
+        r.released = true;
+        for (ByteKey k : r.lockKeys) {
+            ArrayDeque<Remote> q = queues.get(k);
+            if (q == null) {
+                continue;
+            }
+            boolean wasHead = q.peek() == r;
+            q.remove(r);
+            if (q.isEmpty()) {
+                queues.remove(k);
+            } else if (wasHead) {
+                Remote next = q.peek();
+                if (--next.waiting == 0) {
+                    runnable.add(next);
+                }
+            }
+        }
+        remotes.remove(r.id);
+        if (r.id.origin.equals(self)) {
+            ownDestined.remove(r.id.seq);
+        }
+        finished();
+    }
+
+    /** Writes the keys this member owns and tells the members that cached them. */
+    private void apply(Remote r) {
+        Map<MemberId, List<ByteKey>> invalidations = null;
+        for (Message.Write w : r.tx.writes()) {
+            if (!r.ring.isOwner(self, w.key())) {
+                continue;
+            }
+            Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
+            data.put(w.key(), new Versioned(w.value(), old.version() + 1));
+            Set<MemberId> cachers = requestors.remove(w.key());
+            if (cachers != null) {
+                if (invalidations == null) {
+                    invalidations = new HashMap<>();
+                }
+                for (MemberId m : cachers) {
+                    invalidations.computeIfAbsent(m, x -> new ArrayList<>()).add(w.key());
+                }
+            }
+        }
+        if (invalidations != null) {
+            invalidations.forEach((m, keys) -> {
+                if (!m.equals(self) && !m.equals(r.id.origin)) {
+                    send(m, new Message.Invalidate(keys));
+                }
+            });
+        }
+    }
+
+    private void finished() {
+        if (--unfinished == 0 && barrier != null && awaitingDone.isEmpty() && !receiving) {
+            startRebalance(barrier);
+        }
+    }
+
+    // --------------------------------------------------------------------- commit: two-phase commit baseline
+
+    private synchronized void onPrepare(MemberId origin, Message.Transaction tx) {
+        TxId id = new TxId(origin, tx.seq());
+        Topology t = topology;
+        if (t == null || tx.epoch() != t.epoch || barrier != null || receiving || tx.level() != level) {
+            vote(origin, id, AbortCause.TOPOLOGY_CHANGED, List.of());
+            return;
+        }
+        if (decided.containsKey(id)) {
+            return; // rolled back before its prepare arrived
+        }
+        Remote r = new Remote(id, tx, t.ring);
+        remotes.put(id, r);
+        unfinished++;
+        acquire(r);
+    }
+
+    /** Takes the transaction's locks in order; stops at the first one held by another. */
+    private void acquire(Remote r) {
+        while (r.acquired < r.lockKeys.size()) {
+            Lock lock = locks.computeIfAbsent(r.lockKeys.get(r.acquired), k -> new Lock());
+            if (lock.holder == null) {
+                lock.holder = r;
+                r.acquired++;
+                continue;
+            }
+            Lock theirs = lock.holder.waitingFor;
+            if (theirs != null && theirs.holder == r) {
+                refuse2pc(r, AbortCause.DEADLOCK);
+                return;
+            }
+            lock.waiters.add(r);
+            r.waitingFor = lock;
+            if (r.timeout == null) {
+                r.timeout = timer.schedule(() -> lockTimedOut(r), lockTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            }
+            return;
+        }
+        if (r.timeout != null) {
+            r.timeout.cancel(false);
+        }
+        AbortCause refusal = validate(r);
+        if (refusal != null) {
+            refuse2pc(r, refusal);
+        } else {
+            r.voted = true;
+            vote(r.id.origin, r.id, null, List.of());
+        }
+    }
+
+    private synchronized void lockTimedOut(Remote r) {
+        if (remotes.get(r.id) == r && r.waitingFor != null) {
+            refuse2pc(r, AbortCause.LOCK_TIMEOUT);
+        }
+    }
+
+    private void refuse2pc(Remote r, AbortCause cause) {
+        unlock(r);
+        vote(r.id.origin, r.id, cause, List.of());
+    }
+
+    private synchronized void onOutcome(MemberId origin, Message.Outcome outcome) {
+        TxId id = new TxId(origin, outcome.seq());
+        Remote r = remotes.get(id);
+        decided.put(id, outcome.commit());
+        if (r == null) {
+            return; // refused already, or its prepare is still on the way (it will be ignored)
+        }
+        if (outcome.commit() && r.voted) {
+            apply(r);
+        }
+        unlock(r);
+    }
+
+    private void unlock(Remote r) {
+        if (remotes.remove(r.id) == null) {
+            return;
+        }
+        if (r.timeout != null) {
+            r.timeout.cancel(false);
+        }
+        if (r.waitingFor != null) {
+            r.waitingFor.waiters.remove(r);
+            r.waitingFor = null;
+        }
+        List<Remote> resumed = new ArrayList<>();
+        for (int i = 0; i < r.acquired; i++) {
+            ByteKey k = r.lockKeys.get(i);
+            Lock lock = locks.get(k);
+            Remote next = lock.waiters.poll();
+            lock.holder = next;
+            if (next == null) {
+                locks.remove(k);
+            } else {
+                next.waitingFor = null;
+                next.acquired++;
+                resumed.add(next);
+            }
+        }
+        r.acquired = 0;
+        finished();
+        for (Remote next : resumed) {
+            acquire(next);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- placement
+
+    @Override
+    public synchronized void viewInstalled(View view, long position) {
+        if (group == null) {
+            return; // attach() replays the view it finds
+        }
+        Set<MemberId> alive = new HashSet<>(view.members());
+        // Reads and commits waiting on members that left.
+        for (ReadRequest request : reads.values()) {
+            if (!alive.contains(request.target)) {
+                request.reply.completeExceptionally(new IllegalStateException(request.target + " left"));
+            }
+        }
+        for (Pending p : originated.values()) {
+            if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+                for (MemberId d : p.awaitingPrepareVotes) {
+                    if (!alive.contains(d)) {
+                        rollback2pc(p);
+                        p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED,
+                                d + " left before voting"));
+                        break;
+                    }
+                }
+            } else {
+                for (ByteKey k : p.uncovered) {
+                    if (p.ring.owners(k).stream().noneMatch(alive::contains)) {
+                        p.outcome.completeExceptionally(new OutcomeUnknownException(
+                                "every owner of a key left before voting; transaction " + p.seq
+                                        + " may or may not have committed"));
+                        break;
+                    }
+                }
+            }
+        }
+        if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+            // Blocking 2PC's known weakness: a prepared transaction whose originator died is rolled back here.
+            for (Remote r : new ArrayList<>(remotes.values())) {
+                if (!alive.contains(r.id.origin)) {
+                    unlock(r);
+                }
+            }
+        }
+        for (Set<MemberId> s : requestors.values()) {
+            s.retainAll(alive);
+        }
+        if (awaitingDone.retainAll(alive) && awaitingDone.isEmpty() && receiving) {
+            completeRebalance();
+        }
+        boolean coordinator = view.coordinator().equals(self);
+        if (coordinator && view.primary() && (deliveredRing != null || view.size() >= minimumMembers)) {
+            byte[] payload = Message.encode(new Message.Rebalance(view.epoch(), view.members()));
+            try {
+                group.multicast(view.members(), payload);
+            } catch (RuntimeException e) {
+                log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString());
+            }
+        }
+    }
+
+    private synchronized void onRebalance(Message.Rebalance r) {
+        if (r.epoch() <= deliveredEpoch || !r.members().contains(self)) {
+            return;
+        }
+        deliveredEpoch = r.epoch();
+        deliveredRing = new HashRing(r.members(), degree, virtualNodes);
+        if (barrier != null) {
+            backlog.add(() -> beginBarrier(r));
+        } else {
+            beginBarrier(r);
+        }
+    }
+
+    private void beginBarrier(Message.Rebalance r) {
+        barrier = r;
+        if (unfinished == 0) {
+            startRebalance(r);
+        }
+    }
+
+    /** Every transaction ordered before the rebalance has finished here: move the keys. */
+    private void startRebalance(Message.Rebalance r) {
+        Topology old = topology;
+        HashRing ring = new HashRing(r.members(), degree, virtualNodes);
+        if (old != null) {
+            Map<MemberId, List<Map.Entry<ByteKey, Versioned>>> outgoing = new HashMap<>();
+            for (Map.Entry<ByteKey, Versioned> e : data.entrySet()) {
+                List<MemberId> before = old.ring.owners(e.getKey());
+                List<MemberId> after = ring.owners(e.getKey());
+                for (MemberId m : after) {
+                    if (!before.contains(m)) {
+                        outgoing.computeIfAbsent(m, x -> new ArrayList<>()).add(Map.entry(e.getKey(), e.getValue()));
+                    }
+                }
+                if (!after.contains(self)) {
+                    data.remove(e.getKey());
+                }
+            }
+            outgoing.forEach((m, entries) -> {
+                for (int from = 0; from < entries.size(); from += DATA_BATCH) {
+                    List<Map.Entry<ByteKey, Versioned>> part = entries.subList(from,
+                            Math.min(entries.size(), from + DATA_BATCH));
+                    List<ByteKey> keys = new ArrayList<>(part.size());
+                    long[] versions = new long[part.size()];
+                    List<byte[]> values = new ArrayList<>(part.size());
+                    for (int i = 0; i < part.size(); i++) {
+                        keys.add(part.get(i).getKey());
+                        versions[i] = part.get(i).getValue().version();
+                        values.add(part.get(i).getValue().value());
+                    }
+                    send(m, new Message.Data(r.epoch(), keys, versions, values));
+                }
+            });
+        }
+        // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
+        byte[] done = Message.encode(new Message.Done(r.epoch()));
+        for (MemberId m : r.members()) {
+            if (!m.equals(self)) {
+                send(m, done);
+                awaitingDone.add(m);
+            }
+        }
+        Map<ByteKey, Versioned> early = stashedData.remove(r.epoch());
+        if (early != null) {
+            early.forEach(this::merge);
+        }
+        Set<MemberId> doneEarly = stashedDone.remove(r.epoch());
+        if (doneEarly != null) {
+            awaitingDone.removeAll(doneEarly);
+        }
+        stashedData.keySet().removeIf(e -> e < r.epoch());
+        stashedDone.keySet().removeIf(e -> e < r.epoch());
+        nearCache.invalidateAll();
+        // Members that cached keys we no longer own would never hear of their changes: tell them now.
+        Map<MemberId, List<ByteKey>> invalidations = new HashMap<>();
+        requestors.entrySet().removeIf(e -> {
+            if (ring.isOwner(self, e.getKey())) {
+                return false;
+            }
+            for (MemberId m : e.getValue()) {
+                invalidations.computeIfAbsent(m, x -> new ArrayList<>()).add(e.getKey());
+            }
+            return true;
+        });
+        invalidations.forEach((m, keys) -> send(m, new Message.Invalidate(keys)));
+        receiving = true; // before the new placement is visible, so no reader sees it without its keys
+        topology = new Topology(r.epoch(), ring);
+        stats.rebalances.increment();
+        if (awaitingDone.isEmpty()) {
+            completeRebalance();
+        }
+    }
+
+    private void completeRebalance() {
+        receiving = false;
+        barrier = null;
+        notifyAll();
+        List<Runnable> readsNow = new ArrayList<>(deferredReads);
+        deferredReads.clear();
+        readsNow.forEach(Runnable::run);
+        while (barrier == null && !backlog.isEmpty()) {
+            backlog.poll().run();
+        }
+    }
+
+    private void merge(ByteKey key, Versioned v) {
+        data.merge(key, v, (a, b) -> a.version() >= b.version() ? a : b);
+        stats.keysReceived.increment();
+    }
+
+    private synchronized void onData(MemberId from, Message.Data d) {
+        long current = topology == null ? 0 : topology.epoch;
+        if (d.epoch() < current || (d.epoch() == current && !receiving)) {
+            return; // a late copy: the keys came from another former owner
+        }
+        for (int i = 0; i < d.keys().size(); i++) {
+            Versioned v = new Versioned(d.values().get(i), d.versions()[i]);
+            if (d.epoch() == current) {
+                merge(d.keys().get(i), v);
+            } else {
+                stashedData.computeIfAbsent(d.epoch(), e -> new HashMap<>())
+                        .merge(d.keys().get(i), v, (a, b) -> a.version() >= b.version() ? a : b);
+            }
+        }
+    }
+
+    private synchronized void onDone(MemberId from, Message.Done d) {
+        long current = topology == null ? 0 : topology.epoch;
+        if (d.epoch() == current && receiving) {
+            if (awaitingDone.remove(from) && awaitingDone.isEmpty()) {
+                completeRebalance();
+            }
+        } else if (d.epoch() > current) {
+            stashedDone.computeIfAbsent(d.epoch(), e -> new HashSet<>()).add(from);
+        }
+    }
+
+    // ------------------------------------------------------------------------------------------- delivery
+
+    @Override
+    public void deliverOrdered(MemberId origin, long position, byte[] payload) {
+        // Partial replication uses total-order multicast and point-to-point messages only.
+    }
+
+    @Override
+    public void deliverMulticast(MemberId origin, byte[] payload) {
+        Message m = decodeOrDrop(origin, payload);
+        if (m instanceof Message.Transaction t && !t.prepare()) {
+            onTransaction(origin, t);
+        } else if (m instanceof Message.Rebalance r) {
+            onRebalance(r);
+        } else if (m != null) {
+            drop(origin, "unexpected multicast " + m.getClass().getSimpleName());
+        }
+    }
+
+    @Override
+    public void deliverDirect(MemberId origin, byte[] payload) {
+        Message m = decodeOrDrop(origin, payload);
+        if (m == null) {
+            return;
+        }
+        if (m instanceof Message.Get g) {
+            onGet(origin, g);
+        } else if (m instanceof Message.Value v) {
+            onValue(v);
+        } else if (m instanceof Message.Vote v) {
+            onVote(origin, v);
+        } else if (m instanceof Message.Invalidate inv) {
+            onInvalidate(inv);
+        } else if (m instanceof Message.Transaction t && t.prepare()) {
+            onPrepare(origin, t);
+        } else if (m instanceof Message.Outcome o) {
+            onOutcome(origin, o);
+        } else if (m instanceof Message.Data d) {
+            onData(origin, d);
+        } else if (m instanceof Message.Done d) {
+            onDone(origin, d);
+        } else {
+            drop(origin, "unexpected direct message " + m.getClass().getSimpleName());
+        }
+    }
+
+    private Message decodeOrDrop(MemberId origin, byte[] payload) {
+        try {
+            return Message.decode(payload);
+        } catch (CodecException | IndexOutOfBoundsException e) {
+            drop(origin, "malformed message: " + e.getMessage());
+            return null;
+        }
+    }
+
+    private void drop(MemberId origin, String why) {
+        stats.droppedMessages.increment();
+        warn("dropped a message from " + origin + ": " + why);
+    }
+
+    private synchronized void warn(String message) {
+        long n = ++dropped;
+        if (n <= 10 || Long.bitCount(n) == 1) {
+            log.warn("{} ({} so far)", message, n);
+        }
+    }
+
+    private void send(MemberId to, Message m) {
+        send(to, Message.encode(m));
+    }
+
+    private void send(MemberId to, byte[] payload) {
+        if (group == null) {
+            synchronized (this) {
+                if (group == null) {
+                    unsent.add(Map.entry(to, payload));
+                    return;
+                }
+            }
+        }
+        try {
+            group.send(to, payload);
+        } catch (RuntimeException e) {
+            log.debug("message to {} not sent: {}", to, e.toString());
+        }
+    }
+
+    @Override
+    public void close() {
+        closed = true;
+        timer.shutdownNow();
+        synchronized (this) {
+            notifyAll();
+        }
+        for (Pending p : originated.values()) {
+            p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
+                    "the store closed before the outcome was known"));
+        }
+    }
+
+    /** What this member's commit protocol is waiting for, for diagnostics. */
+    public synchronized String describeState() {
+        StringBuilder sb = new StringBuilder(self.name()).append(": epoch ").append(epoch()).append(", unfinished ")
+                .append(unfinished).append(", barrier ").append(barrier != null).append(", receiving ")
+                .append(receiving).append(", backlog ").append(backlog.size()).append('\n');
+        for (Remote r : remotes.values()) {
+            sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys).append(" waiting=").append(r.waiting).append(" voted=").append(r.voted)
+                    .append(" decided=").append(r.decided).append(" uncovered=").append(r.uncovered.size())
+                    .append(" acquired=").append(r.acquired).append('\n');
+        }
+        return sb.toString();
+    }
+
+    @Override
+    public String toString() {
+        return "PartitionedEngine[" + self + ", " + level + ", " + protocol + ", degree " + degree + "]";
+    }
+
+    private static <K, V> Map<K, V> bounded() {
+        return new LinkedHashMap<>(16, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+                return size() > REMEMBERED;
+            }
+        };
+    }
+
+    /** Configures an engine; every member of a group must use the same settings. */
+    public static final class Builder {
+        private MemberId identity;
+        private ConsistencyLevel level = ConsistencyLevel.SERIALIZABLE;
+        private CommitProtocol protocol = CommitProtocol.TOTAL_ORDER;
+        private int degree = 2;
+        private int virtualNodes = 64;
+        private int minimumMembers = 1;
+        private long nearCacheSize = 10_000;
+        private Duration lockTimeout = Duration.ofMillis(500);
+        private Duration readTimeout = Duration.ofSeconds(2);
+        private Duration outcomeTimeout = Duration.ofSeconds(30);
+
+        private Builder() {
+        }
+
+        /** The member id the group will be joined with (required). */
+        public Builder identity(MemberId identity) {
+            this.identity = Objects.requireNonNull(identity, "identity");
+            return this;
+        }
+
+        /** Default {@link ConsistencyLevel#SERIALIZABLE}. */
+        public Builder consistency(ConsistencyLevel level) {
+            this.level = Objects.requireNonNull(level, "level");
+            return this;
+        }
+
+        /** Default {@link CommitProtocol#TOTAL_ORDER}. */
+        public Builder protocol(CommitProtocol protocol) {
+            this.protocol = Objects.requireNonNull(protocol, "protocol");
+            return this;
+        }
+
+        /** How many members hold each key (default 2; capped at the group size). */
+        public Builder replicationDegree(int degree) {
+            if (degree < 1) {
+                throw new IllegalArgumentException("replication degree must be >= 1, was " + degree);
+            }
+            this.degree = degree;
+            return this;
+        }
+
+        /** Points per member on the hash ring (default 64): more spread keys more evenly. */
+        public Builder virtualNodes(int n) {
+            if (n < 1 || n > 4096) {
+                throw new IllegalArgumentException("virtual nodes must be in 1..4096, was " + n);
+            }
+            this.virtualNodes = n;
+            return this;
+        }
+
+        /** Keys are placed once the group has this many members (default 1). */
+        public Builder minimumMembers(int n) {
+            if (n < 1) {
+                throw new IllegalArgumentException("minimum members must be >= 1, was " + n);
+            }
+            this.minimumMembers = n;
+            return this;
+        }
+
+        /** Entries of the near cache of keys owned by others (default 10,000; 0 disables it). */
+        public Builder nearCacheSize(long entries) {
+            if (entries < 0) {
+                throw new IllegalArgumentException("near cache size must be >= 0, was " + entries);
+            }
+            this.nearCacheSize = entries;
+            return this;
+        }
+
+        /** Two-phase commit: how long a prepare waits for a lock (default 500 ms). */
+        public Builder lockTimeout(Duration timeout) {
+            this.lockTimeout = positive(timeout, "lock timeout");
+            return this;
+        }
+
+        /** How long a remote read waits for one owner before trying the next (default 2 s). */
+        public Builder readTimeout(Duration timeout) {
+            this.readTimeout = positive(timeout, "read timeout");
+            return this;
+        }
+
+        /** How long a commit waits for its outcome before reporting it unknown (default 30 s). */
+        public Builder outcomeTimeout(Duration timeout) {
+            this.outcomeTimeout = positive(timeout, "outcome timeout");
+            return this;
+        }
+
+        private static Duration positive(Duration d, String what) {
+            Objects.requireNonNull(d, what);
+            if (d.isNegative() || d.isZero()) {
+                throw new IllegalArgumentException(what + " must be positive, was " + d);
+            }
+            return d;
+        }
+
+        public PartitionedEngine build() {
+            return new PartitionedEngine(this);
+        }
+    }
+}

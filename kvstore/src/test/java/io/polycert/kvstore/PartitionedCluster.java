@@ -1,0 +1,134 @@
+package io.polycert.kvstore;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.certification.partial.CommitProtocol;
+import io.polycert.certification.partial.ConsistencyLevel;
+import io.polycert.core.testing.Await;
+import io.polycert.gcs.GroupStack;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Consumer;
+
+/** Test helper: members of one partially replicated store in this JVM. */
+final class PartitionedCluster implements AutoCloseable {
+    final String name = "partial-" + UUID.randomUUID();
+    final List<PartitionedStore> members = new ArrayList<>();
+    private final Consumer<PartitionedStore.Builder> settings;
+
+    PartitionedCluster(Consumer<PartitionedStore.Builder> settings) {
+        this.settings = settings;
+    }
+
+    static PartitionedCluster of(ConsistencyLevel level, CommitProtocol protocol) {
+        return new PartitionedCluster(b -> b.consistency(level).protocol(protocol).replicationDegree(2));
+    }
+
+    /** Starts n members together (the group is founded once all are there) and waits for one placement. */
+    PartitionedCluster start(int n) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(n);
+        try {
+            List<Future<PartitionedStore>> started = new ArrayList<>();
+            for (int i = 0; i < n; i++) {
+                String member = "M" + (members.size() + i);
+                started.add(pool.submit(() -> builder(member).minimumMembers(n).start()));
+            }
+            for (Future<PartitionedStore> f : started) {
+                members.add(f.get());
+            }
+        } finally {
+            pool.shutdown();
+        }
+        awaitSettled();
+        return this;
+    }
+
+    /** Adds one member to the running group. */
+    PartitionedStore join() {
+        PartitionedStore s = builder("M" + members.size()).start();
+        members.add(s);
+        return s;
+    }
+
+    private PartitionedStore.Builder builder(String member) {
+        PartitionedStore.Builder b = PartitionedStore.builder(name).memberName(member)
+                .stack(GroupStack.embedded().failureDetection(Duration.ofMillis(1500)).faultInjection());
+        settings.accept(b);
+        return b;
+    }
+
+    /** Makes a member fall silent (as if its process died), then closes it. */
+    void crash(PartitionedStore s) {
+        s.group().discard().discardAll(true);
+        members.remove(s);
+        s.close();
+    }
+
+    /** Waits until every member has the same view, placement and no rebalance under way. */
+    void awaitSettled() {
+        Await.until("one placement on " + members.size() + " members", () -> {
+            long epoch = members.get(0).placementEpoch();
+            for (PartitionedStore s : members) {
+                if (!s.isReady() || s.placementEpoch() != epoch || s.view().size() != members.size()
+                        || s.view().epoch() != epoch) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    /**
+     * Checks that every key has {@code min(degree, members)} owners holding one value and version, and returns
+     * the value.
+     */
+    Object agreedValue(String map, Object key, int degree) {
+        // Owners apply a decided transaction within a message delay of each other (2PC: of the commit message).
+        try {
+            Await.until("owners of " + map + "/" + key + " agree", () -> {
+                try {
+                    checkAgreement(map, key, degree);
+                    return true;
+                } catch (AssertionError e) {
+                    return false;
+                }
+            });
+        } catch (AssertionError e) {
+            // Report what disagrees.
+        }
+        return checkAgreement(map, key, degree);
+    }
+
+    private Object checkAgreement(String map, Object key, int degree) {
+        List<Object> values = new ArrayList<>();
+        List<Long> versions = new ArrayList<>();
+        int owners = 0;
+        for (PartitionedStore s : members) {
+            if (s.owners(map, key).contains(s.self())) {
+                owners++;
+                values.add(s.ownedValue(map, key));
+                versions.add(s.ownedVersion(map, key));
+            }
+        }
+        assertEquals(Math.min(degree, members.size()), owners, "owners of " + key);
+        for (int i = 1; i < values.size(); i++) {
+            assertTrue(Objects.equals(values.get(0), values.get(i)) && versions.get(0).equals(versions.get(i)),
+                    "owners of " + map + "/" + key + " disagree: " + values + " at versions " + versions);
+        }
+        return values.get(0);
+    }
+
+    @Override
+    public void close() {
+        for (PartitionedStore s : members) {
+            s.close();
+        }
+    }
+}
