@@ -24,8 +24,9 @@ final class DeliveryThread implements DeliverySink {
     private final InlineDelivery target;
     private volatile boolean stopped;
 
-    DeliveryThread(String name, GroupListener listener, StateHandler state, Consumer<View> onView) {
-        this.target = new InlineDelivery(listener, state, onView);
+    DeliveryThread(String name, GroupListener listener, StateHandler state, Consumer<View> beforeListener,
+            Consumer<View> onView) {
+        this.target = new InlineDelivery(listener, state, beforeListener, onView);
         this.thread = new Thread(this::run, "polycert-delivery-" + name);
         this.thread.setDaemon(true);
         this.thread.start();

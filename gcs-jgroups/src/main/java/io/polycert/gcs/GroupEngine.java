@@ -150,6 +150,7 @@ final class GroupEngine {
 
     void viewBlocked(View view) {
         urb.suspend();
+        tom.cutOff();
     }
 
     void ownDelivered(long latencyNanos, int bytes) {

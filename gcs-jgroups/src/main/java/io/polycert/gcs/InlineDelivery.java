@@ -20,11 +20,18 @@ final class InlineDelivery implements DeliverySink {
 
     private final GroupListener listener;
     private final StateHandler state;
+    private final Consumer<View> beforeListener;
     private final Consumer<View> onView;
 
-    InlineDelivery(GroupListener listener, StateHandler state, Consumer<View> onView) {
+    /**
+     * @param beforeListener sees each view before the listener does (so the group reports the new view while the
+     *     listener handles it)
+     * @param onView sees each view after the listener handled it
+     */
+    InlineDelivery(GroupListener listener, StateHandler state, Consumer<View> beforeListener, Consumer<View> onView) {
         this.listener = listener;
         this.state = state;
+        this.beforeListener = beforeListener;
         this.onView = onView;
     }
 
@@ -43,6 +50,7 @@ final class InlineDelivery implements DeliverySink {
 
     @Override
     public void view(View view, long position) {
+        beforeListener.accept(view);
         guarded(() -> listener.viewInstalled(view, position));
         onView.accept(view);
     }
@@ -64,6 +72,7 @@ final class InlineDelivery implements DeliverySink {
 
     @Override
     public void blocked(View view) {
+        beforeListener.accept(view);
         guarded(() -> listener.blocked(view));
         onView.accept(view);
     }

@@ -56,14 +56,14 @@ public final class JGroupsGroup implements GroupMember {
         this.transport = new JGroupsTransport(channel, self);
         this.loop = new EngineLoop(b.memberName);
         this.window = new SendWindow(b.maxOutstanding, b.maxOutstandingBytes);
+        Consumer<View> beforeListener = v -> this.view = v; // a listener may multicast to the new members
         Consumer<View> onView = v -> {
-            this.view = v;
             if (v.primary()) {
                 firstPrimaryView.complete(v);
             }
         };
-        this.delivery = b.inlineDelivery ? new InlineDelivery(b.listener, b.stateHandler, onView)
-                : new DeliveryThread(b.memberName, b.listener, b.stateHandler, onView);
+        this.delivery = b.inlineDelivery ? new InlineDelivery(b.listener, b.stateHandler, beforeListener, onView)
+                : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView);
         this.engine = new GroupEngine(self, transport, delivery,
                 new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding), loop);
         engine.onOwnDelivered(window::release);
@@ -183,7 +183,11 @@ public final class JGroupsGroup implements GroupMember {
     public void send(MemberId destination, byte[] payload) {
         Objects.requireNonNull(payload, "payload");
         Objects.requireNonNull(destination, "destination");
-        checkUsable();
+        // Allowed in a minority view too: a point-to-point message orders nothing, and a member merging back may
+        // have to answer before its new view reaches it.
+        if (closed) {
+            throw new IllegalStateException(name + " has left the group");
+        }
         loop.execute(() -> engine.send(destination, payload));
     }
 

@@ -108,6 +108,17 @@ final class TotalOrderMulticast {
     /** The last view installed (reports start from it) and the last view delivered in order (decisions use it). */
     private View installed;
     private View view;
+    /** The epoch of the last primary view before we fell into a minority, or -1 while we are in a primary one. */
+    private long cutOffSince = -1;
+    /** Data sent in views before this one is from before our time in a minority: dropped. */
+    private long acceptFrom;
+    /** Data that waits for a view: sent in one we have not installed, or reaching us while cut off. */
+    private final List<Held> held = new ArrayList<>();
+
+    private record Held(Id id, long sentIn, List<MemberId> dests, byte[] payload) {
+    }
+
+    private static final int MAX_HELD = 10_000;
 
     TotalOrderMulticast(GroupEngine engine, Variant variant) {
         this.engine = engine;
@@ -132,6 +143,7 @@ final class TotalOrderMulticast {
         ValueOutput out = Wire.out(MessageType.TOM_DATA, payload.length + 64 + 24 * dests.size());
         Wire.writeMember(out, id.origin);
         out.writeVarLong(id.seq);
+        out.writeVarLong(installed == null ? 0 : installed.epoch()); // the view it was sent in
         Wire.writeMembers(out, dests);
         out.writeBytes(payload);
         byte[] bytes = out.toByteArray();
@@ -142,11 +154,29 @@ final class TotalOrderMulticast {
 
     void onData(MemberId from, ValueInput in) {
         Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
+        long sentIn = in.readVarLong();
         List<MemberId> dests = Wire.readMembers(in);
         byte[] payload = in.readBytes();
         if (!from.equals(id.origin) || !dests.contains(engine.self)) {
             throw new CodecException("TOM data " + id + " from " + from + " for " + dests);
         }
+        if (cutOffSince >= 0 || (installed != null && sentIn > installed.epoch())) {
+            // Back from a minority and not yet in the new view, or sent in a view we have not installed yet (its
+            // origin may be a member we do not know of yet): hold it until we have that view.
+            if (held.size() < MAX_HELD) {
+                held.add(new Held(id, sentIn, dests, payload));
+            } else {
+                engine.log.warn("dropped total-order data {}: {} messages already wait for a view", id, MAX_HELD);
+            }
+            return;
+        }
+        if (sentIn < acceptFrom) {
+            return; // sent before we fell into a minority; the survivors resolved it without us
+        }
+        accept(id, dests, payload);
+    }
+
+    private void accept(Id id, List<MemberId> dests, byte[] payload) {
         if (delivered.contains(id.origin, id.seq) || pending.containsKey(id)) {
             return;
         }
@@ -264,6 +294,20 @@ final class TotalOrderMulticast {
      */
     void onViewInstalled(View newView) {
         installed = newView;
+        if (cutOffSince >= 0) {
+            // Views between ours and this one never held us, so anything sent to us in them is new too.
+            acceptFrom = cutOffSince + 1;
+            cutOffSince = -1;
+        }
+        if (!held.isEmpty()) {
+            List<Held> ready = new ArrayList<>();
+            held.removeIf(h -> h.sentIn <= newView.epoch() && ready.add(h));
+            for (Held h : ready) {
+                if (h.sentIn >= acceptFrom) {
+                    accept(h.id, h.dests, h.payload);
+                }
+            }
+        }
         coordinating.values().removeIf(c -> !newView.members().containsAll(c.destinations));
         early.keySet().removeIf(id -> !newView.contains(id.origin));
         for (Message m : new ArrayList<>(pending.values())) {
@@ -372,6 +416,19 @@ final class TotalOrderMulticast {
             finish(m, ts);
         } else if (recentFinals.containsKey(id) && recentFinals.get(id) != ts) {
             engine.log.error("resolution of {} decided {} but it was delivered at {}", id, ts, recentFinals.get(id));
+        }
+    }
+
+    /**
+     * This member fell into a minority: the survivors resolve every multicast in flight without it, so it forgets
+     * them (one it kept could never be resolved here and would hold back every later delivery). Until it is in a
+     * primary view again it holds new data; then it takes only what was sent after its last primary view, which
+     * drops retransmissions of old messages that reach it once the partition heals.
+     */
+    void cutOff() {
+        reset();
+        if (cutOffSince < 0) {
+            cutOffSince = installed == null ? 0 : installed.epoch();
         }
     }
 
