@@ -156,6 +156,11 @@ public final class PartitionedStore implements AutoCloseable {
         return engine.statistics();
     }
 
+    /** Counters of the group layer under this member (messages and bytes sent). */
+    public io.polycert.core.group.GroupStatistics groupStatistics() {
+        return group.statistics();
+    }
+
     public ConsistencyLevel consistency() {
         return engine.level();
     }
@@ -337,7 +342,7 @@ public final class PartitionedStore implements AutoCloseable {
         public PartitionedStore start() {
             MemberId identity = MemberId.random(memberName);
             PartitionedEngine e = engine.identity(identity).build();
-            JGroupsGroup.Builder g = JGroupsGroup.builder(cluster).identity(identity).stack(stack).listener(e)
+            JGroupsGroup.Builder g = JGroupsGroup.builder(cluster).identity(identity).stack(stack).listener(e).inlineDelivery()
                     .minimumMembers(minimumMembers).joinTimeout(joinTimeout);
             if (tomVariant != null) {
                 g.tomVariant(tomVariant);

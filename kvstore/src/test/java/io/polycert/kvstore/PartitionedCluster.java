@@ -73,6 +73,20 @@ final class PartitionedCluster implements AutoCloseable {
 
     /** Waits until every member has the same view, placement and no rebalance under way. */
     void awaitSettled() {
+        try {
+            awaitSettledOrFail();
+        } catch (AssertionError e) {
+            StringBuilder sb = new StringBuilder(e.getMessage());
+            for (PartitionedStore s : members) {
+                sb.append("\n  ").append(s.self().name()).append(" view ").append(s.view()).append(" ready ")
+                        .append(s.isReady()).append(" placement ").append(s.placementEpoch()).append("\n  ")
+                        .append(s.describeState());
+            }
+            throw new AssertionError(sb.toString(), e);
+        }
+    }
+
+    private void awaitSettledOrFail() {
         Await.until("one placement on " + members.size() + " members", () -> {
             long epoch = members.get(0).placementEpoch();
             for (PartitionedStore s : members) {

@@ -98,6 +98,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         int waiting;
         boolean voted;
         boolean released;
+        /** Decided on delivery (nothing to validate): only an acknowledgement to the originator, once applied. */
+        boolean acknowledge;
+        final boolean originIsDestination;
         boolean decided;
         boolean commit;
         // Two-phase commit: how far lock acquisition got, the lock waited for, and its timeout.
@@ -126,8 +129,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             for (ByteKey k : uncovered) {
                 voters.addAll(ring.owners(k));
             }
+            originIsDestination = voters.contains(id.origin);
             voters.add(id.origin);
             voters.remove(self);
+            // A member that owns every key decides from its own vote (owners of a key vote alike): skip it.
+            voters.removeIf(m -> uncovered.stream().allMatch(k -> ring.isOwner(m, k)));
         }
     }
 
@@ -161,6 +167,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private volatile Topology topology;
     /** True between processing a rebalance and receiving every key it brings. */
     private volatile boolean receiving;
+    /** Cut off from the majority since the last rebalance: its data may be behind. */
+    private volatile boolean stale;
     private volatile boolean closed;
 
     final ConcurrentHashMap<ByteKey, Versioned> data = new ConcurrentHashMap<>();
@@ -296,13 +304,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Whether the engine has a placement and holds every key it owns (no rebalance under way). */
     public boolean isReady() {
-        return topology != null && !receiving;
+        return topology != null && !receiving && !stale;
     }
 
     Topology awaitPlacement() {
         long deadline = System.nanoTime() + readTimeout.toNanos() * 10;
         synchronized (this) {
-            while (topology == null || receiving) {
+            while (topology == null || receiving || stale) {
                 checkOpen();
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
@@ -339,7 +347,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         List<MemberId> owners = placement.ring.owners(key);
         MemberId me = self;
         if (owners.contains(me)) {
-            if (receiving) {
+            if (receiving || stale) {
                 awaitPlacement();
             }
             return data.getOrDefault(key, Versioned.ABSENT);
@@ -377,7 +385,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onGet(MemberId from, Message.Get get) {
-        if (topology == null || receiving) {
+        if (topology == null || receiving || stale) {
             deferredReads.add(() -> onGet(from, get));
             return;
         }
@@ -439,6 +447,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         for (ByteKey k : decisionKeys) {
             destinations.addAll(placement.ring.owners(k));
         }
+        long started = System.nanoTime();
         long seq = sequence.incrementAndGet();
         Pending pending = new Pending(seq, placement.ring, decisionKeys, destinations);
         originated.put(seq, pending);
@@ -479,6 +488,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             throw abort(AbortCause.NOT_IN_MAJORITY, e.getMessage());
         } finally {
             originated.remove(seq);
+            stats.commitNanos.add(System.nanoTime() - started);
+            stats.commitRounds.increment();
         }
         for (ByteKey k : writes.keySet()) {
             nearCache.invalidate(k);
@@ -580,6 +591,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private synchronized void onTransaction(MemberId origin, Message.Transaction tx) {
         TxId id = new TxId(origin, tx.seq());
+        if (stale) {
+            // Ordered while we were cut off: the majority decides it without us. A refusal from here could
+            // contradict the owners that voted, so say nothing.
+            return;
+        }
         if (tx.epoch() != deliveredEpoch || tx.level() != level || deliveredRing == null) {
             AbortCause why = tx.level() != level ? AbortCause.BAD_VALUE : AbortCause.TOPOLOGY_CHANGED;
             if (tx.level() != level) {
@@ -599,7 +615,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private void admit(Remote r) {
         if (!level.certifies()) {
             apply(r);
-            vote(r.id.origin, r.id, null, List.of());
+            acknowledge(r);
             return;
         }
         unfinished++;
@@ -611,6 +627,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             q.add(r);
         }
+        if (r.tx.checks().isEmpty()) {
+            // Nothing to validate, so every owner knows the outcome already: no vote round. It still waits its
+            // turn in the queues, so that all owners apply it in the same place; the originator gets an ack.
+            r.decided = true;
+            r.commit = true;
+            r.acknowledge = true;
+        }
         List<EarlyVote> early = earlyVotes.remove(r.id);
         if (early != null) {
             for (EarlyVote v : early) {
@@ -619,6 +642,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         runnable.add(r);
         drain();
+    }
+
+    /**
+     * Tells the originator that a transaction with nothing to validate has taken its place in the order. When the
+     * originator is a destination its own delivery says so (the order is fixed and the outcome cannot be an
+     * abort), and the other destinations stay silent; otherwise each acknowledges.
+     */
+    private void acknowledge(Remote r) {
+        if (r.id.origin.equals(self)) {
+            Pending p = originated.get(r.id.seq);
+            if (p != null) {
+                p.outcome.complete(null);
+            }
+        } else if (!r.originIsDestination) {
+            vote(r.id.origin, r.id, null, List.of());
+        }
     }
 
     /** Steps transactions until none can move: the work list keeps deep queues from recursing. */
@@ -651,13 +690,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             } else if (t.waiting == 0) {
                 apply(t);
                 release(t);
+                if (t.acknowledge) {
+                    acknowledge(t);
+                }
             }
             return;
         }
         if (t.waiting == 0 && !t.voted) {
             t.voted = true;
             AbortCause refusal = validate(t);
-            vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters));
+            // To the voters only: the originator is among them unless it owns every key and decides alone.
+            vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
             onRemoteVote(t, self, refusal);
         }
     }
@@ -674,6 +717,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Sends a vote to the originator and the given other destinations (the originator gets it once). */
     private void vote(MemberId origin, TxId id, AbortCause refusal, List<MemberId> others) {
+        vote(origin, id, refusal, others, true);
+    }
+
+    private void vote(MemberId origin, TxId id, AbortCause refusal, List<MemberId> others, boolean toOrigin) {
         Message.Vote v = new Message.Vote(origin, id.seq, refusal);
         byte[] payload = Message.encode(v);
         if (origin.equals(self)) {
@@ -684,7 +731,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 send(m, payload);
             }
         }
-        if (!origin.equals(self) && !others.contains(origin)) {
+        if (toOrigin && !origin.equals(self) && !others.contains(origin)) {
             send(origin, payload);
         }
     }
@@ -798,7 +845,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private synchronized void onPrepare(MemberId origin, Message.Transaction tx) {
         TxId id = new TxId(origin, tx.seq());
         Topology t = topology;
-        if (t == null || tx.epoch() != t.epoch || barrier != null || receiving || tx.level() != level) {
+        if (t == null || tx.epoch() != t.epoch || barrier != null || receiving || stale || tx.level() != level) {
             vote(origin, id, AbortCause.TOPOLOGY_CHANGED, List.of());
             return;
         }
@@ -949,8 +996,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (awaitingDone.retainAll(alive) && awaitingDone.isEmpty() && receiving) {
             completeRebalance();
         }
-        boolean coordinator = view.coordinator().equals(self);
-        if (coordinator && view.primary() && (deliveredRing != null || view.size() >= minimumMembers)) {
+        // Every member proposes the rebalance, not only the coordinator: the first copy ordered wins and the
+        // others are ignored, so neither a coordinator that fails nor one that just merged back can leave the
+        // group without a placement for its view.
+        if (view.primary() && (deliveredRing != null || view.size() >= minimumMembers)) {
             byte[] payload = Message.encode(new Message.Rebalance(view.epoch(), view.members()));
             try {
                 group.multicast(view.members(), payload);
@@ -958,6 +1007,46 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString());
             }
         }
+    }
+
+    /**
+     * This member was cut off from the majority: the others decide its pending transactions without it and may
+     * move on. Its protocol state is dropped (its own pending commits end as unknown); its data stays, possibly
+     * stale, and is refreshed by the rebalance when it merges back (the others send it every key it owns then,
+     * and the higher version of a key wins).
+     */
+    @Override
+    public synchronized void blocked(View view) {
+        log.warn("{} is cut off from the majority ({}); dropping its pending transactions until it merges back",
+                self, view.members());
+        for (ReadRequest request : reads.values()) {
+            request.reply.completeExceptionally(new IllegalStateException("cut off from the majority"));
+        }
+        for (Pending p : originated.values()) {
+            p.outcome.completeExceptionally(new OutcomeUnknownException("this member was cut off from the majority"
+                    + " before transaction " + p.seq + " was decided; it may or may not have committed"));
+        }
+        for (Remote r : remotes.values()) {
+            if (r.timeout != null) {
+                r.timeout.cancel(false);
+            }
+        }
+        remotes.clear();
+        queues.clear();
+        locks.clear();
+        earlyVotes.clear();
+        runnable.clear();
+        ownDestined.clear();
+        unfinished = 0;
+        barrier = null;
+        backlog.clear();
+        awaitingDone.clear();
+        deferredReads.clear();
+        requestors.clear();
+        nearCache.invalidateAll();
+        stale = true;
+        receiving = false;
+        notifyAll();
     }
 
     private synchronized void onRebalance(Message.Rebalance r) {
@@ -1022,6 +1111,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 awaitingDone.add(m);
             }
         }
+        stale = false;
         Map<ByteKey, Versioned> early = stashedData.remove(r.epoch());
         if (early != null) {
             early.forEach(this::merge);

@@ -8,6 +8,8 @@ import java.util.concurrent.atomic.LongAdder;
 /** Counters of one member's partially replicated transactions (those it originated). */
 public final class PartitionedStatistics {
     final LongAdder committed = new LongAdder();
+    final LongAdder commitNanos = new LongAdder();
+    final LongAdder commitRounds = new LongAdder();
     final LongAdder readOnlyLocal = new LongAdder();
     final Map<AbortCause, LongAdder> aborts = new EnumMap<>(AbortCause.class);
     final LongAdder remoteReads = new LongAdder();
@@ -25,6 +27,20 @@ public final class PartitionedStatistics {
     /** Transactions that committed through the commit protocol (read-only ones certified under serializable too). */
     public long committed() {
         return committed.sum();
+    }
+
+    /**
+     * Mean time from sending a commit to learning its outcome, over every commit that sent a message, committed or
+     * aborted (microseconds).
+     */
+    public double meanCommitMicros() {
+        long n = commitRounds.sum();
+        return n == 0 ? 0 : commitNanos.sum() / 1e3 / n;
+    }
+
+    /** Commits that sent a message (the rest were local: read-only). */
+    public long commitRounds() {
+        return commitRounds.sum();
     }
 
     /** Read-only transactions that committed without any message. */
