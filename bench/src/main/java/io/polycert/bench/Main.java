@@ -24,10 +24,16 @@ public final class Main {
             "broadcast", "atomic broadcast: PolyCert uniform AB vs JGroups SEQUENCER vs raw multicast, 100 B to 1 MB",
             "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations",
             "oracle", "adaptive oracles (UCB, DistUCB, decision tree) vs static protocols as the read-set switches",
-            "oracle-query", "JMH: the cost of one oracle query (UCB, DistUCB, decision tree, model-tree prediction)");
+            "oracle-query", "JMH: the cost of one oracle query (UCB, DistUCB, decision tree, model-tree prediction)",
+            "radargun", "partial replication, Radargun-style: TOM-3 vs TOM-2 vs 2PC, 1,000 / 100,000 keys, degree 2 / 4",
+            "kv-spread", "partial replication, seed 002's increments on Gaussian keys: throughput against spread");
     private static final Map<String, String> OPTIONS = Args.describe(
-            "threads", "worker threads (per replica in replicated commands; default 1, local ones 2)",
-            "replicas", "demo, bank: replicas in this JVM (default 3)",
+            "threads", "worker threads (per replica in replicated commands; default 1, radargun 8, local ones 2)",
+            "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4)",
+            "keys", "radargun: key counts, comma-separated (default 1000,100000)",
+            "degrees", "radargun: replication degrees, comma-separated (default 2,4)",
+            "level", "radargun, kv-spread: read-committed, repeatable-read, write-skew-check (radargun default) or"
+                    + " serializable (kv-spread default)",
             "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
@@ -105,6 +111,27 @@ public final class Main {
                 case "multicast" -> new io.polycert.bench.gcs.MulticastBenchmark(
                         new io.polycert.bench.gcs.MulticastBenchmark.Options(5, new int[] {2, 3, 5},
                                 parsed.doubleValue("seconds", 3, 0.1, 3600)), out).run();
+                case "radargun" -> {
+                    io.polycert.bench.partial.RadargunBenchmark.Options d =
+                            io.polycert.bench.partial.RadargunBenchmark.Options.defaults();
+                    new io.polycert.bench.partial.RadargunBenchmark(new io.polycert.bench.partial.RadargunBenchmark
+                            .Options(parsed.intValue("replicas", d.members(), 1, 16), parsed.intValue("threads",
+                                    d.threadsPerMember(), 1, 64), parsed.intList("keys", d.keyCounts(), 2,
+                                    10_000_000), parsed.intList("degrees", d.degrees(), 1, 16), level(parsed.string(
+                                    "level", "write-skew-check")), d.contenders(), d.operations(), d.writeRatio(),
+                            parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
+                                    d.seconds(), 0.1, 3600)), out).run();
+                }
+                case "kv-spread" -> {
+                    io.polycert.bench.partial.KeyValueSpreadBenchmark.Options d =
+                            io.polycert.bench.partial.KeyValueSpreadBenchmark.Options.defaults();
+                    new io.polycert.bench.partial.KeyValueSpreadBenchmark(new io.polycert.bench.partial
+                            .KeyValueSpreadBenchmark.Options(parsed.intValue("replicas", d.members(), 1, 16),
+                            parsed.intValue("threads", d.threadsPerMember(), 1, 64), d.keys(), d.spreads(),
+                            d.writeRatio(), level(parsed.string("level", "serializable")), d.contenders(),
+                            parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
+                                    d.seconds(), 0.1, 3600)), out).run();
+                }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }
             return 0;
@@ -120,6 +147,19 @@ public final class Main {
             err.println("polycert-bench: " + command + " failed: " + e);
             return 1;
         }
+    }
+
+    private static io.polycert.certification.partial.ConsistencyLevel level(String name)
+            throws Args.UsageException {
+        return switch (name) {
+            case "read-committed" -> io.polycert.certification.partial.ConsistencyLevel.READ_COMMITTED;
+            case "repeatable-read" -> io.polycert.certification.partial.ConsistencyLevel.REPEATABLE_READ;
+            case "write-skew-check" ->
+                    io.polycert.certification.partial.ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK;
+            case "serializable" -> io.polycert.certification.partial.ConsistencyLevel.SERIALIZABLE;
+            default -> throw new Args.UsageException("unknown level '" + name + "' (read-committed, repeatable-read,"
+                    + " write-skew-check or serializable)");
+        };
     }
 
     private static void usage(PrintStream out) {
