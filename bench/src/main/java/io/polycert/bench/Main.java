@@ -151,15 +151,11 @@ public final class Main {
 
     private static io.polycert.certification.partial.ConsistencyLevel level(String name)
             throws Args.UsageException {
-        return switch (name) {
-            case "read-committed" -> io.polycert.certification.partial.ConsistencyLevel.READ_COMMITTED;
-            case "repeatable-read" -> io.polycert.certification.partial.ConsistencyLevel.REPEATABLE_READ;
-            case "write-skew-check" ->
-                    io.polycert.certification.partial.ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK;
-            case "serializable" -> io.polycert.certification.partial.ConsistencyLevel.SERIALIZABLE;
-            default -> throw new Args.UsageException("unknown level '" + name + "' (read-committed, repeatable-read,"
-                    + " write-skew-check or serializable)");
-        };
+        try {
+            return io.polycert.certification.partial.ConsistencyLevel.fromName(name);
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException(e.getMessage());
+        }
     }
 
     private static void usage(PrintStream out) {

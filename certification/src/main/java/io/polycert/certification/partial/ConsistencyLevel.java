@@ -20,6 +20,24 @@ public enum ConsistencyLevel {
      */
     SERIALIZABLE;
 
+    /**
+     * The level named in configuration or on a command line: {@code read-committed}, {@code repeatable-read},
+     * {@code write-skew-check} or {@code serializable} (case-insensitive; the constant names work too).
+     *
+     * @throws IllegalArgumentException naming the accepted names
+     */
+    public static ConsistencyLevel fromName(String name) {
+        String n = name.trim().toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        return switch (n) {
+            case "read-committed" -> READ_COMMITTED;
+            case "repeatable-read" -> REPEATABLE_READ;
+            case "write-skew-check", "repeatable-read-write-skew-check" -> REPEATABLE_READ_WRITE_SKEW_CHECK;
+            case "serializable" -> SERIALIZABLE;
+            default -> throw new IllegalArgumentException("consistency '" + name + "' is not read-committed,"
+                    + " repeatable-read, write-skew-check or serializable");
+        };
+    }
+
     /** Whether reads are kept for the rest of the transaction. */
     boolean repeatableReads() {
         return this != READ_COMMITTED;

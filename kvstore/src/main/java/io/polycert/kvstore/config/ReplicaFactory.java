@@ -38,7 +38,7 @@ public class ReplicaFactory {
         }
     }
 
-    private static GroupStack stack(String stack) {
+    static GroupStack stack(String stack) {
         return stack.isBlank() || stack.trim().equals("embedded") ? GroupStack.embedded()
                 : GroupStack.fromXml(stack.trim());
     }
