@@ -789,7 +789,7 @@ final class AtomicBroadcast {
             lastDelivered.clear();
             lastDelivered.putAll(provided);
             nextDeliver = marker + 1;
-            engine.stateInstalled();
+            engine.stateInstalled(view);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
             engine.sink.view(view, marker);
             engine.tom.onViewDelivered(view);

@@ -144,8 +144,8 @@ final class GroupEngine {
     }
 
     /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
-    void stateInstalled() {
-        tom.reset();
+    void stateInstalled(View view) {
+        tom.stateInstalled(view);
     }
 
     void viewBlocked(View view) {

@@ -58,6 +58,8 @@ final class TotalOrderMulticast {
         long ts;
         boolean isFinal;
         final Map<MemberId, Long> proposals = new HashMap<>();
+        /** The epoch of the view it was sent in (at least the sender's; 0 if unknown). */
+        long sentIn;
         /** Set once this destination reported the message for resolution: late FINALs are ignored then. */
         boolean reported;
 
@@ -138,7 +140,9 @@ final class TotalOrderMulticast {
         }
         Id id = new Id(engine.self, nextSeq++);
         if (variant == Variant.COORDINATED && dests.size() > 1) {
-            coordinating.put(id, new Message(id, dests, payload));
+            Message c = new Message(id, dests, payload);
+            c.sentIn = installed == null ? 0 : installed.epoch();
+            coordinating.put(id, c);
         }
         ValueOutput out = Wire.out(MessageType.TOM_DATA, payload.length + 64 + 24 * dests.size());
         Wire.writeMember(out, id.origin);
@@ -173,14 +177,15 @@ final class TotalOrderMulticast {
         if (sentIn < acceptFrom) {
             return; // sent before we fell into a minority; the survivors resolved it without us
         }
-        accept(id, dests, payload);
+        accept(id, dests, payload, sentIn);
     }
 
-    private void accept(Id id, List<MemberId> dests, byte[] payload) {
+    private void accept(Id id, List<MemberId> dests, byte[] payload, long sentIn) {
         if (delivered.contains(id.origin, id.seq) || pending.containsKey(id)) {
             return;
         }
         Message m = take(id, dests, payload);
+        m.sentIn = sentIn;
         if (dests.size() == 1) {
             finish(m, m.ts);
             return;
@@ -276,6 +281,11 @@ final class TotalOrderMulticast {
         m.isFinal = true;
         clock = Math.max(clock, ts);
         queue.add(m);
+        deliverFinalHeads();
+    }
+
+    /** Delivers from the head of the queue while the head's timestamp is final. */
+    private void deliverFinalHeads() {
         while (!queue.isEmpty() && queue.first().isFinal) {
             Message head = queue.pollFirst();
             pending.remove(head.id);
@@ -304,7 +314,7 @@ final class TotalOrderMulticast {
             held.removeIf(h -> h.sentIn <= newView.epoch() && ready.add(h));
             for (Held h : ready) {
                 if (h.sentIn >= acceptFrom) {
-                    accept(h.id, h.dests, h.payload);
+                    accept(h.id, h.dests, h.payload, h.sentIn);
                 }
             }
         }
@@ -360,6 +370,7 @@ final class TotalOrderMulticast {
             return;
         } else {
             m = take(id, dests, payload); // we learn of it from another destination's report
+            m.sentIn = installed == null ? 0 : installed.epoch();
             m.reported = true;
             proposal = m.ts;
             fin = -1;
@@ -433,9 +444,20 @@ final class TotalOrderMulticast {
     }
 
     /**
-     * Forgets every multicast in flight, after this member received the group's state (it joined, or came back
-     * from a minority): the survivors resolved them without it.
+     * This member received the group's state as of {@code view} (it joined, or came back from a minority): it
+     * forgets the multicasts in flight from before that view, which the survivors resolved without it, and keeps
+     * those sent in it, which may already have reached it (the state can arrive after them).
      */
+    void stateInstalled(View view) {
+        long epoch = view.epoch();
+        pending.values().removeIf(m -> m.sentIn < epoch);
+        queue.removeIf(m -> m.sentIn < epoch);
+        coordinating.values().removeIf(m -> m.sentIn < epoch);
+        resolutions.clear();
+        deliverFinalHeads(); // what waited behind a forgotten message can go now
+    }
+
+    /** Forgets every multicast in flight. */
     void reset() {
         pending.clear();
         queue.clear();

@@ -61,8 +61,14 @@ sealed interface Message {
     record Data(long epoch, List<ByteKey> keys, long[] versions, List<byte[]> values) implements Message {
     }
 
-    /** The sender has sent all its data for the epoch. */
-    record Done(long epoch) implements Message {
+    /**
+     * The sender has sent all its data for the epoch; {@code fresh} is false when the sender was cut off from the
+     * majority since its last rebalance (its data may have diverged).
+     */
+    record Done(long epoch, boolean fresh) implements Message {
+        Done(long epoch) {
+            this(epoch, true);
+        }
     }
 
     int TX = 1;
@@ -123,7 +129,7 @@ sealed interface Message {
                 writeNullable(out, d.values().get(i));
             }
         } else if (m instanceof Done d) {
-            out.writeByte(DONE).writeVarLong(d.epoch());
+            out.writeByte(DONE).writeVarLong(d.epoch()).writeBoolean(d.fresh());
         }
         return out.toByteArray();
     }
@@ -190,7 +196,7 @@ sealed interface Message {
                 }
                 yield new Data(epoch, keys, versions, values);
             }
-            case DONE -> new Done(in.readVarLong());
+            case DONE -> new Done(in.readVarLong(), in.readBoolean());
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
         in.expectEnd();

@@ -167,8 +167,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private volatile Topology topology;
     /** True between processing a rebalance and receiving every key it brings. */
     private volatile boolean receiving;
-    /** Cut off from the majority since the last rebalance: its data may be behind. */
+    /** Cut off from the majority since the last rebalance: its data may be behind, or even diverge. */
     private volatile boolean stale;
+    /** Cut off, and no rebalance delivered since: transactions delivered now belong to the old life. */
+    private boolean cutOff;
     private volatile boolean closed;
 
     final ConcurrentHashMap<ByteKey, Versioned> data = new ConcurrentHashMap<>();
@@ -199,8 +201,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private Message.Rebalance barrier;
     private final ArrayDeque<Runnable> backlog = new ArrayDeque<>();
     private final Set<MemberId> awaitingDone = new HashSet<>();
-    private final Map<Long, Map<ByteKey, Versioned>> stashedData = new HashMap<>();
-    private final Map<Long, Set<MemberId>> stashedDone = new HashMap<>();
+    /** Keys received for a rebalance, by epoch and sender, installed when every sender is done. */
+    private final Map<Long, Map<MemberId, Map<ByteKey, Versioned>>> transferData = new HashMap<>();
+    /** Senders done for a rebalance, by epoch, and whether each was fresh. */
+    private final Map<Long, Map<MemberId, Boolean>> transferDone = new HashMap<>();
     private final List<Runnable> deferredReads = new ArrayList<>();
     private long dropped;
 
@@ -429,6 +433,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     void commit(Topology placement, Map<ByteKey, byte[]> writes, Map<ByteKey, Long> checks) {
         checkOpen();
+        View current = group.view();
+        if (stale || (current != null && !current.primary())) {
+            throw abort(AbortCause.NOT_IN_MAJORITY, self + " is cut off from the group's majority");
+        }
         if (topology != placement) {
             throw abort(AbortCause.TOPOLOGY_CHANGED, "the placement changed while the transaction ran");
         }
@@ -458,10 +466,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (twoPhase) {
                 // A destination that already left would never vote: the view change that removed it may have been
                 // handled before this transaction was registered, so look again now that it is.
-                View current = group.view();
+                View now = group.view();
                 for (MemberId d : destinations) {
-                    if (current != null && !current.contains(d)) {
-                        throw new IllegalArgumentException(d + " is not in the view " + current.members());
+                    if (now != null && !now.contains(d)) {
+                        throw new IllegalArgumentException(d + " is not in the view " + now.members());
                     }
                 }
                 // Own prepare last: if it fails at once, the rollback must follow every prepare sent.
@@ -591,7 +599,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private synchronized void onTransaction(MemberId origin, Message.Transaction tx) {
         TxId id = new TxId(origin, tx.seq());
-        if (stale) {
+        if (cutOff) {
             // Ordered while we were cut off: the majority decides it without us. A refusal from here could
             // contradict the owners that voted, so say nothing.
             return;
@@ -1041,10 +1049,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         barrier = null;
         backlog.clear();
         awaitingDone.clear();
+        transferData.clear();
+        transferDone.clear();
         deferredReads.clear();
         requestors.clear();
         nearCache.invalidateAll();
         stale = true;
+        cutOff = true;
         receiving = false;
         notifyAll();
     }
@@ -1055,6 +1066,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         deliveredEpoch = r.epoch();
         deliveredRing = new HashRing(r.members(), degree, virtualNodes);
+        cutOff = false;
         if (barrier != null) {
             backlog.add(() -> beginBarrier(r));
         } else {
@@ -1104,24 +1116,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             });
         }
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
-        byte[] done = Message.encode(new Message.Done(r.epoch()));
+        byte[] done = Message.encode(new Message.Done(r.epoch(), !stale));
+        Map<MemberId, Boolean> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
                 send(m, done);
-                awaitingDone.add(m);
+                if (!doneAlready.containsKey(m)) {
+                    awaitingDone.add(m);
+                }
             }
         }
-        stale = false;
-        Map<ByteKey, Versioned> early = stashedData.remove(r.epoch());
-        if (early != null) {
-            early.forEach(this::merge);
-        }
-        Set<MemberId> doneEarly = stashedDone.remove(r.epoch());
-        if (doneEarly != null) {
-            awaitingDone.removeAll(doneEarly);
-        }
-        stashedData.keySet().removeIf(e -> e < r.epoch());
-        stashedDone.keySet().removeIf(e -> e < r.epoch());
+        transferData.keySet().removeIf(e -> e < r.epoch());
+        transferDone.keySet().removeIf(e -> e < r.epoch());
         nearCache.invalidateAll();
         // Members that cached keys we no longer own would never hear of their changes: tell them now.
         Map<MemberId, List<ByteKey>> invalidations = new HashMap<>();
@@ -1144,6 +1150,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private void completeRebalance() {
+        installReceivedKeys(topology.epoch);
         receiving = false;
         barrier = null;
         notifyAll();
@@ -1153,6 +1160,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         while (barrier == null && !backlog.isEmpty()) {
             backlog.poll().run();
         }
+    }
+
+    /**
+     * Takes the keys sent for this epoch. Data from a member that was cut off from the majority may have diverged
+     * (the majority decided its transactions without it), so it counts only when nobody else is fresh; and a
+     * member that was cut off itself drops its own copies for what the fresh members send.
+     */
+    private void installReceivedKeys(long epoch) {
+        Map<MemberId, Map<ByteKey, Versioned>> received = transferData.remove(epoch);
+        Map<MemberId, Boolean> dones = transferDone.remove(epoch);
+        boolean anyFresh = !stale || (dones != null && dones.containsValue(Boolean.TRUE));
+        if (stale && anyFresh) {
+            data.clear();
+        }
+        if (received != null) {
+            received.forEach((sender, keys) -> {
+                boolean senderFresh = dones == null || dones.getOrDefault(sender, Boolean.TRUE);
+                if (senderFresh || !anyFresh) {
+                    keys.forEach(this::merge);
+                }
+            });
+        }
+        stale = false;
     }
 
     private void merge(ByteKey key, Versioned v) {
@@ -1165,25 +1195,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (d.epoch() < current || (d.epoch() == current && !receiving)) {
             return; // a late copy: the keys came from another former owner
         }
+        Map<ByteKey, Versioned> keys = transferData.computeIfAbsent(d.epoch(), e -> new HashMap<>())
+                .computeIfAbsent(from, m -> new HashMap<>());
         for (int i = 0; i < d.keys().size(); i++) {
-            Versioned v = new Versioned(d.values().get(i), d.versions()[i]);
-            if (d.epoch() == current) {
-                merge(d.keys().get(i), v);
-            } else {
-                stashedData.computeIfAbsent(d.epoch(), e -> new HashMap<>())
-                        .merge(d.keys().get(i), v, (a, b) -> a.version() >= b.version() ? a : b);
-            }
+            keys.merge(d.keys().get(i), new Versioned(d.values().get(i), d.versions()[i]),
+                    (a, b) -> a.version() >= b.version() ? a : b);
         }
     }
 
     private synchronized void onDone(MemberId from, Message.Done d) {
         long current = topology == null ? 0 : topology.epoch;
-        if (d.epoch() == current && receiving) {
-            if (awaitingDone.remove(from) && awaitingDone.isEmpty()) {
-                completeRebalance();
-            }
-        } else if (d.epoch() > current) {
-            stashedDone.computeIfAbsent(d.epoch(), e -> new HashSet<>()).add(from);
+        if (d.epoch() < current || (d.epoch() == current && !receiving)) {
+            return;
+        }
+        transferDone.computeIfAbsent(d.epoch(), e -> new HashMap<>()).put(from, d.fresh());
+        if (d.epoch() == current && awaitingDone.remove(from) && awaitingDone.isEmpty()) {
+            completeRebalance();
         }
     }
 
