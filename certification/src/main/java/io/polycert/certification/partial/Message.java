@@ -62,12 +62,17 @@ sealed interface Message {
     }
 
     /**
-     * The sender has sent all its data for the epoch; {@code fresh} is false when the sender was cut off from the
-     * majority since its last rebalance (its data may have diverged).
+     * The sender has sent all its data for the epoch. {@code fresh} is false when the sender was cut off from the
+     * majority since its last rebalance; {@code previousEpoch} is the placement it held before this one. A sender
+     * whose previous placement is older than another's missed a placement: its data may have diverged.
      */
-    record Done(long epoch, boolean fresh) implements Message {
+    record Done(long epoch, boolean fresh, long previousEpoch) implements Message {
         Done(long epoch) {
-            this(epoch, true);
+            this(epoch, true, 0);
+        }
+
+        Done(long epoch, boolean fresh) {
+            this(epoch, fresh, 0);
         }
     }
 
@@ -129,7 +134,7 @@ sealed interface Message {
                 writeNullable(out, d.values().get(i));
             }
         } else if (m instanceof Done d) {
-            out.writeByte(DONE).writeVarLong(d.epoch()).writeBoolean(d.fresh());
+            out.writeByte(DONE).writeVarLong(d.epoch()).writeBoolean(d.fresh()).writeVarLong(d.previousEpoch());
         }
         return out.toByteArray();
     }
@@ -196,7 +201,7 @@ sealed interface Message {
                 }
                 yield new Data(epoch, keys, versions, values);
             }
-            case DONE -> new Done(in.readVarLong(), in.readBoolean());
+            case DONE -> new Done(in.readVarLong(), in.readBoolean(), in.readVarLong());
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
         in.expectEnd();

@@ -204,7 +204,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Keys received for a rebalance, by epoch and sender, installed when every sender is done. */
     private final Map<Long, Map<MemberId, Map<ByteKey, Versioned>>> transferData = new HashMap<>();
     /** Senders done for a rebalance, by epoch, and whether each was fresh. */
-    private final Map<Long, Map<MemberId, Boolean>> transferDone = new HashMap<>();
+    private final Map<Long, Map<MemberId, Message.Done>> transferDone = new HashMap<>();
+    /** The placement held before the one being installed (0 for none). */
+    private long previousPlacement;
     private final List<Runnable> deferredReads = new ArrayList<>();
     private long dropped;
 
@@ -1116,8 +1118,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             });
         }
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
-        byte[] done = Message.encode(new Message.Done(r.epoch(), !stale));
-        Map<MemberId, Boolean> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
+        previousPlacement = old == null ? 0 : old.epoch;
+        byte[] done = Message.encode(new Message.Done(r.epoch(), !stale, previousPlacement));
+        Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
                 send(m, done);
@@ -1163,21 +1166,40 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     /**
-     * Takes the keys sent for this epoch. Data from a member that was cut off from the majority may have diverged
-     * (the majority decided its transactions without it), so it counts only when nobody else is fresh; and a
-     * member that was cut off itself drops its own copies for what the fresh members send.
+     * Takes the keys sent for this epoch. A member that was cut off from the majority, or that missed a placement
+     * the others went through (it was excluded without noticing), may hold diverged data: the majority may have
+     * resolved without it a transaction it applied. So only the members that went through the latest previous
+     * placement without being cut off count as fresh; a member that is not fresh drops its own copies for what
+     * the fresh ones send, and data from the others is ignored. If nobody is fresh, everything is merged.
      */
     private void installReceivedKeys(long epoch) {
         Map<MemberId, Map<ByteKey, Versioned>> received = transferData.remove(epoch);
-        Map<MemberId, Boolean> dones = transferDone.remove(epoch);
-        boolean anyFresh = !stale || (dones != null && dones.containsValue(Boolean.TRUE));
-        if (stale && anyFresh) {
+        Map<MemberId, Message.Done> dones = transferDone.remove(epoch);
+        long latest = stale ? -1 : previousPlacement;
+        if (dones != null) {
+            for (Message.Done d : dones.values()) {
+                if (d.fresh()) {
+                    latest = Math.max(latest, d.previousEpoch());
+                }
+            }
+        }
+        long newest = latest;
+        java.util.function.Predicate<MemberId> fresh = m -> {
+            Message.Done d = dones == null ? null : dones.get(m);
+            return d != null && d.fresh() && d.previousEpoch() == newest;
+        };
+        boolean selfFresh = !stale && previousPlacement == newest;
+        boolean anyFresh = selfFresh || (dones != null && dones.keySet().stream().anyMatch(fresh));
+        if (!selfFresh && anyFresh) {
+            if (!data.isEmpty()) {
+                log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
+                        self, data.size());
+            }
             data.clear();
         }
         if (received != null) {
             received.forEach((sender, keys) -> {
-                boolean senderFresh = dones == null || dones.getOrDefault(sender, Boolean.TRUE);
-                if (senderFresh || !anyFresh) {
+                if (fresh.test(sender) || !anyFresh) {
                     keys.forEach(this::merge);
                 }
             });
@@ -1208,7 +1230,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (d.epoch() < current || (d.epoch() == current && !receiving)) {
             return;
         }
-        transferDone.computeIfAbsent(d.epoch(), e -> new HashMap<>()).put(from, d.fresh());
+        transferDone.computeIfAbsent(d.epoch(), e -> new HashMap<>()).put(from, d);
         if (d.epoch() == current && awaitingDone.remove(from) && awaitingDone.isEmpty()) {
             completeRebalance();
         }
