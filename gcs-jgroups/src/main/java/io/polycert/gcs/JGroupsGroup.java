@@ -185,16 +185,18 @@ public final class JGroupsGroup implements GroupMember {
         Objects.requireNonNull(destination, "destination");
         // Allowed in a minority view too: a point-to-point message orders nothing, and a member merging back may
         // have to answer before its new view reaches it.
-        if (closed) {
-            throw new IllegalStateException(name + " has left the group");
-        }
+        checkOpen();
         loop.execute(() -> engine.send(destination, payload));
     }
 
-    private void checkUsable() {
+    private void checkOpen() {
         if (closed) {
             throw new IllegalStateException(name + " has left the group");
         }
+    }
+
+    private void checkUsable() {
+        checkOpen();
         View v = view;
         if (v != null && !v.primary()) {
             throw new NotInMajorityException(name + " is in a minority view " + v.members()

@@ -139,11 +139,6 @@ public final class PartitionedStore implements AutoCloseable {
         return current.get();
     }
 
-    /** Runs a one-operation transaction for a map call made outside any transaction. */
-    <T> T inOwnTransaction(Supplier<T> body) {
-        return readOnly(body);
-    }
-
     PartitionedEngine engine() {
         return engine;
     }

@@ -33,7 +33,7 @@ final class PartitionedTxMap<K, V> implements TxMap<K, V> {
         byte[] k = encodeKey(store.codec(), name, key);
         PartitionedTransaction tx = store.currentTransaction();
         if (tx == null) {
-            return store.inOwnTransaction(() -> get(key));
+            return store.readOnly(() -> get(key)); // a one-read transaction of its own
         }
         byte[] v = tx.get(k);
         return v == null ? null : (V) decodeValue(store.codec(), v);

@@ -62,17 +62,13 @@ sealed interface Message {
     }
 
     /**
-     * The sender has sent all its data for the epoch. {@code fresh} is false when the sender was cut off from the
-     * majority since its last rebalance; {@code previousEpoch} is the placement it held before this one. A sender
-     * whose previous placement is older than another's missed a placement: its data may have diverged.
+     * The sender has sent all its data for the epoch. {@code previousEpoch} is the placement it held before this
+     * one, or -1 if it was cut off from the majority since: a sender whose previous placement is older than
+     * another's missed a placement, and its data may have diverged.
      */
-    record Done(long epoch, boolean fresh, long previousEpoch) implements Message {
+    record Done(long epoch, long previousEpoch) implements Message {
         Done(long epoch) {
-            this(epoch, true, 0);
-        }
-
-        Done(long epoch, boolean fresh) {
-            this(epoch, fresh, 0);
+            this(epoch, 0);
         }
     }
 
@@ -134,7 +130,7 @@ sealed interface Message {
                 writeNullable(out, d.values().get(i));
             }
         } else if (m instanceof Done d) {
-            out.writeByte(DONE).writeVarLong(d.epoch()).writeBoolean(d.fresh()).writeVarLong(d.previousEpoch());
+            out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
         }
         return out.toByteArray();
     }
@@ -201,7 +197,7 @@ sealed interface Message {
                 }
                 yield new Data(epoch, keys, versions, values);
             }
-            case DONE -> new Done(in.readVarLong(), in.readBoolean(), in.readVarLong());
+            case DONE -> new Done(in.readVarLong(), in.readVarLong());
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
         in.expectEnd();

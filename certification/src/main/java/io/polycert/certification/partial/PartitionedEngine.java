@@ -72,17 +72,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** An originated transaction waiting for its outcome. */
     static final class Pending {
         final long seq;
-        final HashRing ring;
+        /** The owners of each key the outcome depends on (its writes and the reads it validates). */
+        final Map<ByteKey, List<MemberId>> owners;
         final Set<ByteKey> uncovered;
-        final Set<MemberId> destinations;
+        final Set<MemberId> destinations = new LinkedHashSet<>();
         final Set<MemberId> awaitingPrepareVotes;
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
 
-        Pending(long seq, HashRing ring, Set<ByteKey> decisionKeys, Set<MemberId> destinations) {
+        Pending(long seq, Map<ByteKey, List<MemberId>> owners) {
             this.seq = seq;
-            this.ring = ring;
-            this.uncovered = new HashSet<>(decisionKeys);
-            this.destinations = destinations;
+            this.owners = owners;
+            this.uncovered = new HashSet<>(owners.keySet());
+            owners.values().forEach(destinations::addAll);
             this.awaitingPrepareVotes = new HashSet<>(destinations);
         }
     }
@@ -91,7 +92,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final class Remote {
         final TxId id;
         final Message.Transaction tx;
-        final HashRing ring;
+        /** The owners of each of its keys, computed once (placement hashing is not free on this thread). */
+        final Map<ByteKey, List<MemberId>> owners = new HashMap<>();
         final List<ByteKey> lockKeys = new ArrayList<>();
         final Set<ByteKey> uncovered = new HashSet<>();
         final Set<MemberId> voters = new LinkedHashSet<>();
@@ -111,29 +113,36 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Remote(TxId id, Message.Transaction tx, HashRing ring) {
             this.id = id;
             this.tx = tx;
-            this.ring = ring;
-            Set<ByteKey> own = new LinkedHashSet<>();
             for (Message.Write w : tx.writes()) {
-                uncovered.add(w.key());
-                if (ring.isOwner(self, w.key())) {
+                owners.computeIfAbsent(w.key(), ring::owners);
+            }
+            for (Message.Check c : tx.checks()) {
+                owners.computeIfAbsent(c.key(), ring::owners);
+            }
+            uncovered.addAll(owners.keySet());
+            Set<ByteKey> own = new LinkedHashSet<>(); // writes first, in write order: 2PC locks in that order
+            for (Message.Write w : tx.writes()) {
+                if (holds(w.key())) {
                     own.add(w.key());
                 }
             }
             for (Message.Check c : tx.checks()) {
-                uncovered.add(c.key());
-                if (ring.isOwner(self, c.key())) {
+                if (holds(c.key())) {
                     own.add(c.key());
                 }
             }
             lockKeys.addAll(own);
-            for (ByteKey k : uncovered) {
-                voters.addAll(ring.owners(k));
-            }
+            owners.values().forEach(voters::addAll);
             originIsDestination = voters.contains(id.origin);
             voters.add(id.origin);
             voters.remove(self);
             // A member that owns every key decides from its own vote (owners of a key vote alike): skip it.
-            voters.removeIf(m -> uncovered.stream().allMatch(k -> ring.isOwner(m, k)));
+            voters.removeIf(m -> owners.values().stream().allMatch(o -> o.contains(m)));
+        }
+
+        /** Whether this member owns the key under the transaction's placement. */
+        boolean holds(ByteKey key) {
+            return owners.get(key).contains(self);
         }
     }
 
@@ -443,23 +452,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             throw abort(AbortCause.TOPOLOGY_CHANGED, "the placement changed while the transaction ran");
         }
         List<Message.Write> ws = new ArrayList<>(writes.size());
-        Set<ByteKey> decisionKeys = new LinkedHashSet<>();
+        Map<ByteKey, List<MemberId>> owners = new HashMap<>();
         for (Map.Entry<ByteKey, byte[]> e : writes.entrySet()) {
             ws.add(new Message.Write(e.getKey(), e.getValue()));
-            decisionKeys.add(e.getKey());
+            owners.computeIfAbsent(e.getKey(), placement.ring::owners);
         }
         List<Message.Check> cs = new ArrayList<>(checks.size());
         for (Map.Entry<ByteKey, Long> e : checks.entrySet()) {
             cs.add(new Message.Check(e.getKey(), e.getValue()));
-            decisionKeys.add(e.getKey());
-        }
-        Set<MemberId> destinations = new LinkedHashSet<>();
-        for (ByteKey k : decisionKeys) {
-            destinations.addAll(placement.ring.owners(k));
+            owners.computeIfAbsent(e.getKey(), placement.ring::owners);
         }
         long started = System.nanoTime();
         long seq = sequence.incrementAndGet();
-        Pending pending = new Pending(seq, placement.ring, decisionKeys, destinations);
+        Pending pending = new Pending(seq, owners);
+        Set<MemberId> destinations = pending.destinations;
         originated.put(seq, pending);
         boolean twoPhase = protocol == CommitProtocol.TWO_PHASE_COMMIT;
         Message.Transaction tx = new Message.Transaction(twoPhase, seq, placement.epoch, level, ws, cs);
@@ -566,7 +572,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             return;
         }
-        p.uncovered.removeIf(k -> p.ring.isOwner(voter, k));
+        p.uncovered.removeIf(k -> p.owners.get(k).contains(voter));
         if (p.uncovered.isEmpty()) {
             p.outcome.complete(null);
         }
@@ -717,7 +723,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private AbortCause validate(Remote r) {
         for (Message.Check c : r.tx.checks()) {
-            if (r.ring.isOwner(self, c.key())
+            if (r.holds(c.key())
                     && data.getOrDefault(c.key(), Versioned.ABSENT).version() != c.version()) {
                 return AbortCause.CONFLICT;
             }
@@ -777,7 +783,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             decide(r, false);
             return;
         }
-        r.uncovered.removeIf(k -> r.ring.isOwner(voter, k));
+        r.uncovered.removeIf(k -> r.owners.get(k).contains(voter));
         if (r.uncovered.isEmpty()) {
             decide(r, true);
         }
@@ -820,7 +826,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private void apply(Remote r) {
         Map<MemberId, List<ByteKey>> invalidations = null;
         for (Message.Write w : r.tx.writes()) {
-            if (!r.ring.isOwner(self, w.key())) {
+            if (!r.holds(w.key())) {
                 continue;
             }
             Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
@@ -983,7 +989,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             } else {
                 for (ByteKey k : p.uncovered) {
-                    if (p.ring.owners(k).stream().noneMatch(alive::contains)) {
+                    if (p.owners.get(k).stream().noneMatch(alive::contains)) {
                         p.outcome.completeExceptionally(new OutcomeUnknownException(
                                 "every owner of a key left before voting; transaction " + p.seq
                                         + " may or may not have committed"));
@@ -1119,7 +1125,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
         previousPlacement = old == null ? 0 : old.epoch;
-        byte[] done = Message.encode(new Message.Done(r.epoch(), !stale, previousPlacement));
+        byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement));
         Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
@@ -1175,22 +1181,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private void installReceivedKeys(long epoch) {
         Map<MemberId, Map<ByteKey, Versioned>> received = transferData.remove(epoch);
         Map<MemberId, Message.Done> dones = transferDone.remove(epoch);
-        long latest = stale ? -1 : previousPlacement;
+        long own = stale ? -1 : previousPlacement;
+        long latest = own;
         if (dones != null) {
             for (Message.Done d : dones.values()) {
-                if (d.fresh()) {
-                    latest = Math.max(latest, d.previousEpoch());
-                }
+                latest = Math.max(latest, d.previousEpoch());
             }
         }
+        // When nobody is fresh (latest is -1: no majority anywhere, nothing committed), all count as fresh.
         long newest = latest;
-        java.util.function.Predicate<MemberId> fresh = m -> {
-            Message.Done d = dones == null ? null : dones.get(m);
-            return d != null && d.fresh() && d.previousEpoch() == newest;
-        };
-        boolean selfFresh = !stale && previousPlacement == newest;
-        boolean anyFresh = selfFresh || (dones != null && dones.keySet().stream().anyMatch(fresh));
-        if (!selfFresh && anyFresh) {
+        java.util.function.Predicate<MemberId> fresh = m -> dones != null && dones.containsKey(m)
+                && dones.get(m).previousEpoch() == newest;
+        if (own != newest) {
             if (!data.isEmpty()) {
                 log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
                         self, data.size());
@@ -1199,7 +1201,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (received != null) {
             received.forEach((sender, keys) -> {
-                if (fresh.test(sender) || !anyFresh) {
+                if (fresh.test(sender)) {
                     keys.forEach(this::merge);
                 }
             });

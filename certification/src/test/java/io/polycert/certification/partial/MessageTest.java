@@ -69,7 +69,7 @@ class MessageTest {
                         Arrays.asList(new byte[] {4, 5}, null, new byte[0])),
                 new Message.Data(0, List.of(), new long[0], List.of()),
                 new Message.Done(8),
-                new Message.Done(Long.MIN_VALUE));
+                new Message.Done(Long.MIN_VALUE, -1));
     }
 
     @Test
@@ -385,7 +385,7 @@ class MessageTest {
                 }
                 yield new Message.Data(randomLong(r), keys, versions, values);
             }
-            default -> new Message.Done(randomLong(r));
+            default -> new Message.Done(randomLong(r), randomLong(r));
         };
     }
 

@@ -76,7 +76,7 @@ class PartitionedEngineFuzzTest {
         RecordingGroup group = new RecordingGroup();
         engine.attach(group); // proposes the rebalance of view 1
         engine.deliverMulticast(A, group.multicasts.get(0));
-        engine.deliverDirect(B, Message.encode(new Message.Done(1, true)));
+        engine.deliverDirect(B, Message.encode(new Message.Done(1, 0)));
         assertTrue(engine.isReady(), "placed on [A, B]");
 
         List<Message.Write> writes = new ArrayList<>();
@@ -99,7 +99,7 @@ class PartitionedEngineFuzzTest {
                 Message.encode(new Message.Invalidate(List.of(key(1), key(2)))),
                 Message.encode(new Message.Rebalance(2, List.of(A, B))),
                 Message.encode(new Message.Data(2, List.of(key(1)), new long[] {9}, List.of(new byte[] {9}))),
-                Message.encode(new Message.Done(2, true)));
+                Message.encode(new Message.Done(2, 1)));
         SplittableRandom random = new SplittableRandom(20261122);
         int malformed = 0;
         for (int n = 0; n < 10_000; n++) {

@@ -1,0 +1,32 @@
+package io.polycert.bench.partial;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.certification.partial.ConsistencyLevel;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/** A smoke run of the key-value spread benchmark (the full run recorded in docs/PARTIAL.md is tagged "bench"). */
+class KeyValueSpreadBenchmarkTest {
+
+    @Test
+    void smokeRunIncrementsWithEveryContender() throws Exception {
+        List<KeyValueSpreadBenchmark.Row> rows = new KeyValueSpreadBenchmark(new KeyValueSpreadBenchmark.Options(3,
+                1, 1_000, new double[] {10}, 1.0, ConsistencyLevel.SERIALIZABLE,
+                List.of(RadargunBenchmark.Contender.values()), 0.2, 0.5),
+                new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+        assertEquals(3, rows.size());
+        rows.forEach(r -> assertTrue(r.commandsPerSecond() > 0, r.toString()));
+    }
+
+    @Test
+    @Tag("bench")
+    void fullKeyValueSpreadBenchmark() throws Exception {
+        new KeyValueSpreadBenchmark(KeyValueSpreadBenchmark.Options.defaults(), System.out).run();
+    }
+}
