@@ -112,6 +112,27 @@ final class Args {
         return out;
     }
 
+    /** A comma-separated list, each item one of {@code allowed} (if non-null). */
+    List<String> stringList(String name, List<String> defaultValue, List<String> allowed) throws UsageException {
+        String v = values.get(name);
+        if (v == null) {
+            return defaultValue;
+        }
+        List<String> out = new java.util.ArrayList<>();
+        for (String part : v.split(",")) {
+            String item = part.trim();
+            if (item.isEmpty()) {
+                throw new UsageException("--" + name + " has an empty item: '" + v + "'");
+            }
+            if (allowed != null && !allowed.contains(item)) {
+                throw new UsageException("--" + name + ": unknown '" + item + "' (known: " + String.join(", ",
+                        allowed) + ")");
+            }
+            out.add(item);
+        }
+        return out;
+    }
+
     static Map<String, String> describe(String... pairs) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i < pairs.length; i += 2) {

@@ -26,7 +26,10 @@ public final class Main {
             "oracle", "adaptive oracles (UCB, DistUCB, decision tree) vs static protocols as the read-set switches",
             "oracle-query", "JMH: the cost of one oracle query (UCB, DistUCB, decision tree, model-tree prediction)",
             "radargun", "partial replication, Radargun-style: TOM-3 vs TOM-2 vs 2PC, 1,000 / 100,000 keys, degree 2 / 4",
-            "kv-spread", "partial replication, seed 002's increments on Gaussian keys: throughput against spread");
+            "kv-spread", "partial replication, seed 002's increments on Gaussian keys: throughput against spread",
+            "stmbench7", "STMBench7 on replicated PolyCert: static protocols vs adaptive oracles per mix (Fig. 8)",
+            "run", "any workload (--workload) with any contenders, in-JVM or as member processes",
+            "charts", "regenerates every chart of docs/RESULTS.md (bank, oracle, STMBench7) into --out");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (per replica in replicated commands; default 1, radargun 8, local ones 2)",
             "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4)",
@@ -39,12 +42,23 @@ public final class Main {
             "phase", "oracle: seconds per phase and contender (default 12)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "oracle: directory for samples, model, timeline and plot (default target/oracle-switching)",
-            "disjoint", "bank: true to give each thread its own accounts (no conflicts; default false)",
+            "conflicts", "bank: random (default) or disjoint (each client thread its own accounts: no conflicts)",
+            "writes", "bank: percentage of transactions that transfer; the others are read-only (default 100)",
             "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
             "seconds", "demo: run time; others: seconds per trial (default 5 / 2 / 3 / 3)",
             "rounds", "stm-compare, broadcast: interleaved rounds (default 5 / 3)",
             "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
-            "warmup", "stm-compare: warm-up seconds per STM and mix (default 1)");
+            "warmup", "warm-up seconds before each measured turn (default 1)",
+            "seed", "stmbench7, run: clients' random seed (default 42)",
+            "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
+            "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
+                    + "decision-tree; also threshold, ucb1)",
+            "preset", "stmbench7: small (CI smoke) or full (STMBench7's sizes; default small)",
+            "mixes", "stmbench7: read-dominated, read-write, write-dominated, comma-separated (default all three)",
+            "long", "stmbench7: long traversals on (true, default) or off",
+            "sm", "stmbench7: structure modifications on (true, default) or off",
+            "workload", "run: a workload spec, e.g. bank:accounts=1000,readSet=100 or"
+                    + " stmbench7:preset=small,mix=write-dominated,long=true,sm=true");
 
     private Main() {
     }
@@ -81,13 +95,21 @@ public final class Main {
                         out).run();
                 case "local-demo" -> new LocalBankDemo(threads, accounts, parsed.doubleValue("seconds", 5, 0.1, 86_400),
                         out).run();
-                case "bank" -> new io.polycert.bench.replicated.BankBenchmark(
-                        new io.polycert.bench.replicated.BankBenchmark.Options(parsed.intValue("replicas", 3, 1, 16),
-                                parsed.intValue("threads", 1, 1, 64), parsed.intList("read-sets",
-                                        new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
-                                java.util.List.of(io.polycert.oracle.Protocol.values()),
-                                parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 3, 0.1, 3600),
-                                parsed.intValue("rounds", 1, 1, 100), parsed.flag("disjoint")), out).run();
+                case "bank" -> {
+                    io.polycert.bench.workload.BankWorkload.Conflicts conflicts;
+                    try {
+                        conflicts = io.polycert.bench.workload.BankWorkload.Conflicts.fromName(
+                                parsed.string("conflicts", "random"));
+                    } catch (IllegalArgumentException e) {
+                        throw new Args.UsageException("--conflicts: " + e.getMessage());
+                    }
+                    new io.polycert.bench.replicated.BankBenchmark(new io.polycert.bench.replicated.BankBenchmark
+                            .Options(runner(parsed), parsed.intValue("replicas", 3, 1, 16), parsed.intList(
+                                    "read-sets", new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
+                            accounts, parsed.intValue("writes", 100, 0, 100), conflicts, runOptions(parsed,
+                                    java.util.List.of("nvc", "bfc", "vc"), 1, 1, 3, 1), java.nio.file.Path.of(
+                                    parsed.string("out", "target/bank"))), out).run();
+                }
                 case "oracle" -> {
                     SwitchingBenchmark.Options d = SwitchingBenchmark.Options.defaults();
                     new SwitchingBenchmark(new SwitchingBenchmark.Options(parsed.intValue("replicas", 3, 1, 16),
@@ -132,6 +154,50 @@ public final class Main {
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600)), out).run();
                 }
+                case "stmbench7" -> new io.polycert.bench.replicated.Stmbench7Benchmark(
+                        new io.polycert.bench.replicated.Stmbench7Benchmark.Options(runner(parsed),
+                                parsed.intValue("replicas", 3, 1, 16), parsed.intValue("threads", 1, 1, 64),
+                                parsed.string("preset", "small"), parsed.stringList("mixes", MIXES, MIXES),
+                                booleanValue(parsed, "long", true), booleanValue(parsed, "sm", true),
+                                runOptions(parsed, 1, 1, 5, 2), java.nio.file.Path.of(parsed.string("out",
+                                        "target/stmbench7"))), out).run();
+                case "run" -> {
+                    io.polycert.bench.workload.Workload workload;
+                    try {
+                        workload = io.polycert.bench.workload.Workloads.fromSpec(parsed.string("workload",
+                                "bank:accounts=1000,readSet=10"));
+                    } catch (IllegalArgumentException e) {
+                        throw new Args.UsageException("--workload: " + e.getMessage());
+                    }
+                    int replicas = parsed.intValue("replicas", 3, 1, 16);
+                    io.polycert.bench.replicated.ClusterKind kind = runner(parsed);
+                    try (io.polycert.bench.workload.BenchCluster cluster = kind.start(replicas, workload)) {
+                        cluster.populate();
+                        java.util.List<io.polycert.bench.report.RunResult> results =
+                                new io.polycert.bench.workload.Runner(cluster, workload, runOptions(parsed, 1, 1, 5,
+                                        1), java.util.Map.of("replicas", Integer.toString(replicas)), out).run();
+                        java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/run"));
+                        io.polycert.bench.report.ReportWriter.write(results, dir, workload.name());
+                        for (io.polycert.bench.report.RunResult r : results) {
+                            out.printf(java.util.Locale.ROOT, "%-14s %10.0f tx/s  aborts %5.1f%%  p50 %8.0f us"
+                                    + "  p99 %8.0f us  %8.0f bytes/tx%n", r.contender(), r.committedPerSecond(),
+                                    100 * r.abortRate(), r.p50Micros(), r.p99Micros(), r.bytesPerTransaction());
+                        }
+                        out.println("(invariants and equal state checked at every member; results in " + dir + ")");
+                    }
+                }
+                case "charts" -> {
+                    // Every chart of docs/RESULTS.md, each from its own benchmark with that benchmark's defaults.
+                    String dir = parsed.string("out", "target/charts");
+                    for (String[] sub : new String[][] {{"bank"}, {"oracle"}, {"stmbench7"}}) {
+                        String[] a = {sub[0], "--out", java.nio.file.Path.of(dir, sub[0]).toString()};
+                        out.println("== " + String.join(" ", a));
+                        int status = run(a, out, err);
+                        if (status != 0) {
+                            return status;
+                        }
+                    }
+                }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }
             return 0;
@@ -147,6 +213,35 @@ public final class Main {
             err.println("polycert-bench: " + command + " failed: " + e);
             return 1;
         }
+    }
+
+    private static final java.util.List<String> MIXES = java.util.List.of("read-dominated", "read-write",
+            "write-dominated");
+
+    private static io.polycert.bench.replicated.ClusterKind runner(Args parsed) throws Args.UsageException {
+        try {
+            return io.polycert.bench.replicated.ClusterKind.fromName(parsed.string("runner", "jvm"));
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException(e.getMessage());
+        }
+    }
+
+    private static boolean booleanValue(Args parsed, String name, boolean defaultValue) throws Args.UsageException {
+        return parsed.string(name, null) == null ? defaultValue : parsed.flag(name);
+    }
+
+    private static io.polycert.bench.workload.Runner.Options runOptions(Args parsed, int threads, double warmup,
+            double seconds, int rounds) throws Args.UsageException {
+        return runOptions(parsed, io.polycert.bench.workload.Contenders.DEFAULT, threads, warmup, seconds, rounds);
+    }
+
+    private static io.polycert.bench.workload.Runner.Options runOptions(Args parsed, java.util.List<String>
+            contenders, int threads, double warmup, double seconds, int rounds) throws Args.UsageException {
+        return new io.polycert.bench.workload.Runner.Options(parsed.stringList("contenders", contenders,
+                io.polycert.bench.workload.Contenders.NAMES),
+                parsed.intValue("threads", threads, 1, 64), parsed.doubleValue("warmup", warmup, 0, 3600),
+                parsed.doubleValue("seconds", seconds, 0.1, 86_400), parsed.intValue("rounds", rounds, 1, 1000),
+                parsed.intValue("seed", 42, 0, Integer.MAX_VALUE), 10);
     }
 
     private static io.polycert.certification.partial.ConsistencyLevel level(String name)

@@ -56,7 +56,8 @@ class MainTest {
         assertTrue(text.contains("bank invariant checked at every replica"), text);
         assertTrue(text.contains("dist-ucb") && text.contains("decision-tree") && text.contains("R=100"), text);
         assertTrue(text.contains("forward selection") || text.contains("training failed"), text);
-        for (String file : new String[] {"timeline.csv", "throughput.svg", "samples.csv"}) {
+        for (String file : new String[] {"timeline.csv", "fig5-oracle-normalized.png", "fig7-oracle-over-time.png",
+                "samples.csv"}) {
             assertTrue(java.nio.file.Files.exists(dir.resolve(file)), file);
         }
     }

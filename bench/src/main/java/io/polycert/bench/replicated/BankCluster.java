@@ -1,12 +1,9 @@
 package io.polycert.bench.replicated;
 
-import io.polycert.core.Stm;
 import io.polycert.core.VBox;
-import io.polycert.core.codec.ValueCodec;
-import io.polycert.core.codec.ValueInput;
-import io.polycert.core.codec.ValueOutput;
-import io.polycert.core.codec.ValueSerializer;
 import io.polycert.gcs.GroupStack;
+import io.polycert.bench.workload.BankWorkload;
+import io.polycert.bench.workload.SwitchableOracle;
 import io.polycert.kvstore.Replica;
 import io.polycert.oracle.ProtocolOracle;
 import java.util.ArrayList;
@@ -15,32 +12,11 @@ import java.util.SplittableRandom;
 import java.util.UUID;
 
 /**
- * In-JVM replicas holding a bank: accounts are boxes, listed in root arrays of at most {@link #CHUNK} boxes (so
- * creating them stays under the commit-message limit).
+ * In-JVM replicas holding a {@link BankWorkload} bank, with per-replica oracles the benchmarks switch between
+ * trials.
  */
 final class BankCluster implements AutoCloseable {
-    static final int CHUNK = 20_000;
-    static final long INITIAL = 1_000;
-
-    /** The codec the bank needs: arrays of boxes. */
-    static final ValueCodec CODEC = ValueCodec.builder().register(VBox[].class, 40, new ValueSerializer<>() {
-        @Override
-        public void write(VBox[] value, ValueOutput out) {
-            out.writeVarInt(value.length);
-            for (VBox<?> b : value) {
-                out.writeBox(b);
-            }
-        }
-
-        @Override
-        public VBox[] read(ValueInput in) {
-            VBox[] boxes = new VBox[in.readLength(1)];
-            for (int i = 0; i < boxes.length; i++) {
-                boxes[i] = in.readBox();
-            }
-            return boxes;
-        }
-    }).build();
+    static final long INITIAL = BankWorkload.INITIAL;
 
     final List<Replica> replicas = new ArrayList<>();
     /** Per replica, the oracle the benchmark switches. */
@@ -51,44 +27,23 @@ final class BankCluster implements AutoCloseable {
 
     BankCluster(int replicaCount, int accounts, GroupStack stack) {
         this.accounts = accounts;
+        BankWorkload bank = new BankWorkload(accounts, 1);
         String cluster = "bank-" + UUID.randomUUID();
         for (int i = 0; i < replicaCount; i++) {
             SwitchableOracle oracle = new SwitchableOracle();
             oracles.add(oracle);
-            replicas.add(Replica.builder(cluster).memberName("r" + i).stack(stack).codec(CODEC).oracle(oracle)
-                    .start());
+            replicas.add(Replica.builder(cluster).memberName("r" + i).stack(stack).codec(bank.codec())
+                    .oracle(oracle).start());
         }
-        Replica first = replicas.get(0);
-        Stm stm = first.stm();
-        int chunks = (accounts + CHUNK - 1) / CHUNK;
-        for (int c = 0; c < chunks; c++) {
-            int size = Math.min(CHUNK, accounts - c * CHUNK);
-            VBox<VBox<Long>[]> root = first.root("accounts-" + c);
-            stm.atomic(() -> {
-                @SuppressWarnings("unchecked")
-                VBox<Long>[] boxes = new VBox[size];
-                for (int i = 0; i < size; i++) {
-                    boxes[i] = stm.newBox(INITIAL);
-                }
-                root.put(boxes);
-            });
-        }
-        long version = stm.latestVersion();
+        bank.populate(replicas.get(0));
+        long version = replicas.get(0).stm().latestVersion();
         for (Replica r : replicas) {
             while (r.stm().latestVersion() < version) {
                 Thread.onSpinWait();
             }
-            @SuppressWarnings("unchecked")
-            VBox<Long>[] all = new VBox[accounts];
-            for (int c = 0; c < chunks; c++) {
-                String name = "accounts-" + c;
-                VBox<Long>[] part = r.stm().readOnly(() -> r.<VBox<Long>[]>root(name).get());
-                System.arraycopy(part, 0, all, c * CHUNK, part.length);
-            }
-            accountsAt.add(all);
+            accountsAt.add(bank.accountsAt(r));
         }
     }
-
     /** Every replica uses a fresh oracle from {@code factory} (stateless ones may be shared). */
     void use(java.util.function.Supplier<ProtocolOracle> factory) {
         for (SwitchableOracle o : oracles) {

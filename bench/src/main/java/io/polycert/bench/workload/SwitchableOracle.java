@@ -1,4 +1,4 @@
-package io.polycert.bench.replicated;
+package io.polycert.bench.workload;
 
 import io.polycert.oracle.CommitTimings;
 import io.polycert.oracle.OracleContext;
@@ -14,19 +14,19 @@ import java.util.Set;
  * One replica's oracle, which the benchmark switches between trials so one cluster measures every protocol and
  * oracle. Whatever it switches to is attached to the replica's group when it is first used.
  */
-final class SwitchableOracle implements ProtocolOracle {
+public final class SwitchableOracle implements ProtocolOracle {
     private volatile ProtocolOracle delegate = ProtocolOracle.always(Protocol.NVC);
     private volatile OracleContext context;
     private final Set<ProtocolOracle> attached = Collections.newSetFromMap(new IdentityHashMap<>());
 
-    synchronized void use(ProtocolOracle oracle) {
+    public synchronized void use(ProtocolOracle oracle) {
         if (context != null && attached.add(oracle)) {
             oracle.attach(context);
         }
         this.delegate = oracle;
     }
 
-    ProtocolOracle current() {
+    public ProtocolOracle current() {
         return delegate;
     }
 

@@ -1,0 +1,95 @@
+package io.polycert.bench.replicated;
+
+import io.polycert.bench.report.Charts;
+import io.polycert.bench.report.ReportWriter;
+import io.polycert.bench.report.RunResult;
+import io.polycert.bench.workload.BenchCluster;
+import io.polycert.bench.workload.Runner;
+import io.polycert.bench.workload.Workload;
+import io.polycert.bench.workload.Workloads;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * STMBench7 on replicated PolyCert (the paper's Fig. 8): for each mix, a fresh cluster builds the structure, and
+ * the static protocols and the adaptive oracles take turns on it. Prints each contender's throughput, abort rate
+ * and latency, and its ratio to VC; writes CSV, JSON and the normalized-throughput chart.
+ */
+public final class Stmbench7Benchmark {
+
+    /**
+     * @param preset {@code small} (CI smoke) or {@code full} (STMBench7's sizes)
+     * @param mixes {@code read-dominated}, {@code read-write}, {@code write-dominated}
+     */
+    public record Options(ClusterKind runner, int replicas, int threadsPerReplica, String preset, List<String> mixes,
+            boolean longTraversals, boolean structureModifications, Runner.Options run, Path output) {
+    }
+
+    private final Options options;
+    private final PrintStream out;
+
+    public Stmbench7Benchmark(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public List<RunResult> run() throws Exception {
+        Files.createDirectories(options.output());
+        List<RunResult> all = new ArrayList<>();
+        for (String mix : options.mixes()) {
+            Workload workload = Workloads.fromSpec("stmbench7:preset=" + options.preset() + ",mix=" + mix
+                    + ",long=" + options.longTraversals() + ",sm=" + options.structureModifications());
+            out.printf(Locale.ROOT, "%nSTMBench7 %s, %s preset, long traversals %s, structure modifications %s:"
+                    + " %d %s replicas, %d thread(s) each, %d round(s) of %.0f s per contender%n", mix,
+                    options.preset(), onOff(options.longTraversals()), onOff(options.structureModifications()),
+                    options.replicas(), options.runner().description(), options.run().threadsPerMember(),
+                    options.run().rounds(), options.run().seconds());
+            long t0 = System.nanoTime();
+            try (BenchCluster cluster = options.runner().start(options.replicas(), workload)) {
+                cluster.populate();
+                out.printf(Locale.ROOT, "  structure built and replicated in %.1f s%n", (System.nanoTime() - t0)
+                        / 1e9);
+                Map<String, String> extra = new LinkedHashMap<>();
+                extra.put("replicas", Integer.toString(options.replicas()));
+                extra.put("runner", options.runner().name().toLowerCase(Locale.ROOT));
+                List<RunResult> results = new Runner(cluster, workload, options.run(), extra, out).run();
+                table(results);
+                all.addAll(results);
+                out.println("  (invariants and equal state checked at every replica)");
+            }
+        }
+        ReportWriter.write(all, options.output(), "stmbench7");
+        Charts.normalizedThroughput(all, "mix", options.output().resolve("fig8-stmbench7.png"));
+        for (RunResult r : all) {
+            if (io.polycert.bench.workload.Contenders.adaptive(r.contender())) {
+                Charts.protocolMixOverTime(r, options.output().resolve("mix-" + r.parameter("mix") + "-"
+                        + r.contender() + ".png"));
+            }
+        }
+        out.println("results: " + options.output().resolve("stmbench7.csv") + ", .json, fig8-stmbench7.png,"
+                + " mix-<mix>-<oracle>.png");
+        return all;
+    }
+
+    private void table(List<RunResult> results) {
+        double vc = results.stream().filter(r -> r.contender().equals("vc")).mapToDouble(
+                RunResult::committedPerSecond).findFirst().orElse(Double.NaN);
+        out.printf(Locale.ROOT, "  %-14s %10s %8s %8s %8s %10s %10s %10s%n", "contender", "tx/s", "x VC", "aborts",
+                "BF f.p.", "p50 us", "p99 us", "bytes/tx");
+        for (RunResult r : results) {
+            out.printf(Locale.ROOT, "  %-14s %10.0f %8.2f %7.1f%% %8d %10.0f %10.0f %10.0f%n", r.contender(),
+                    r.committedPerSecond(), r.committedPerSecond() / vc, 100 * r.abortRate(),
+                    r.abortsFalsePositive(), r.p50Micros(), r.p99Micros(), r.bytesPerTransaction());
+        }
+    }
+
+    private static String onOff(boolean b) {
+        return b ? "on" : "off";
+    }
+}

@@ -1,0 +1,75 @@
+package io.polycert.bench.workload;
+
+import io.polycert.oracle.CostModelOracle;
+import io.polycert.oracle.ModelTree;
+import io.polycert.oracle.Protocol;
+import io.polycert.oracle.ProtocolOracle;
+import io.polycert.oracle.UcbIndex;
+import io.polycert.oracle.UcbOracle;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Locale;
+
+/**
+ * The protocols and oracles a benchmark can run, by name: each call to {@link #oracle} gives one replica its own
+ * fresh oracle, so member processes and in-JVM replicas build the same contender from the same name.
+ */
+public final class Contenders {
+    /** Every name {@link #oracle} accepts. */
+    public static final List<String> NAMES = List.of("nvc", "bfc", "vc", "threshold", "ucb", "ucb1", "dist-ucb",
+            "decision-tree");
+    /** The static protocols, then the adaptive oracles: what the STMBench7 benchmark runs by default. */
+    public static final List<String> DEFAULT = List.of("nvc", "bfc", "vc", "ucb", "dist-ucb", "decision-tree");
+
+    private Contenders() {
+    }
+
+    /**
+     * A fresh oracle for one replica.
+     *
+     * @param name one of {@link #NAMES} (case-insensitive)
+     * @param gossipInterval DistUCB's gossip period
+     * @param model a trained model for {@code decision-tree}, or null to fit broadcast latency on-line
+     * @throws IllegalArgumentException for an unknown name, listing the known ones
+     */
+    public static ProtocolOracle oracle(String name, Duration gossipInterval, Path model) {
+        switch (name.toLowerCase(Locale.ROOT)) {
+            case "nvc":
+                return ProtocolOracle.always(Protocol.NVC);
+            case "bfc":
+                return ProtocolOracle.always(Protocol.BFC);
+            case "vc":
+                return ProtocolOracle.always(Protocol.VC);
+            case "threshold":
+                return ProtocolOracle.thresholds(100, 10_000);
+            case "ucb":
+                return UcbOracle.builder().build();
+            case "ucb1":
+                return UcbOracle.builder().index(UcbIndex.UCB1).build();
+            case "dist-ucb":
+                return UcbOracle.builder().distributed(true).gossipInterval(gossipInterval).build();
+            case "decision-tree":
+                CostModelOracle.Builder b = CostModelOracle.builder();
+                if (model != null) {
+                    try {
+                        b.model(ModelTree.load(model));
+                    } catch (IOException e) {
+                        throw new UncheckedIOException("cannot read the decision-tree model " + model, e);
+                    }
+                }
+                return b.build();
+            default:
+                throw new IllegalArgumentException("unknown protocol or oracle '" + name + "' (known: "
+                        + String.join(", ", NAMES) + ")");
+        }
+    }
+
+    /** True for the names of adaptive oracles (not one fixed protocol). */
+    public static boolean adaptive(String name) {
+        String n = name.toLowerCase(Locale.ROOT);
+        return !(n.equals("nvc") || n.equals("bfc") || n.equals("vc"));
+    }
+}

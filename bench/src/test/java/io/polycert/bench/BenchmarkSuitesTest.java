@@ -1,0 +1,95 @@
+package io.polycert.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.polycert.bench.report.RunResult;
+import io.polycert.bench.replicated.BankBenchmark;
+import io.polycert.bench.replicated.ClusterKind;
+import io.polycert.bench.workload.BankWorkload;
+import io.polycert.bench.workload.Runner;
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The benchmark suites from JUnit: small smoke versions in the normal suite; the full runs are tagged
+ * {@code bench} and opt-in, one or several picked by name:
+ *
+ * <pre>
+ * ./mvnw -pl bench -am verify -Pbench -Dbench=stmbench7      # or bank, oracle, bank-processes; none: all
+ * </pre>
+ *
+ * Full runs write their CSV, JSON and charts under {@code bench/target/results/}.
+ */
+class BenchmarkSuitesTest {
+
+    @Test
+    void bankSmokeWritesResultsAndCharts(@TempDir Path dir) throws Exception {
+        List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
+                new int[] {1, 100}, 500, 100, BankWorkload.Conflicts.RANDOM, new Runner.Options(List.of("nvc", "bfc",
+                        "vc"), 1, 0.2, 0.6, 1, 1, 0), dir), quiet()).run();
+        assertEquals(6, results.size());
+        results.forEach(r -> assertTrue(r.committed() > 0, r.contender() + " at R=" + r.parameter("readSet")));
+        for (String f : new String[] {"bank.csv", "bank.json", "fig2-bank-throughput.png", "fig4-bank-latency.png"}) {
+            assertTrue(Files.size(dir.resolve(f)) > 0, f);
+        }
+        assertEquals(1 + 6, Files.readAllLines(dir.resolve("bank.csv")).size());
+    }
+
+    // ---- full runs, opt-in ----------------------------------------------------------------------------------
+
+    @Test
+    @Tag("bench")
+    void bank() {
+        full("bank", "bank", "--seconds", "3", "--rounds", "2");
+    }
+
+    @Test
+    @Tag("bench")
+    void bankProcesses() {
+        full("bank-processes", "bank", "--runner", "processes", "--read-sets", "1,100,10000", "--seconds", "3");
+    }
+
+    @Test
+    @Tag("bench")
+    void oracle() {
+        full("oracle", "oracle");
+    }
+
+    @Test
+    @Tag("bench")
+    void stmbench7() {
+        full("stmbench7", "stmbench7", "--seconds", "10", "--rounds", "2");
+    }
+
+    @Test
+    @Tag("bench")
+    void stmbench7Full() {
+        full("stmbench7-full", "stmbench7", "--preset", "full", "--mixes", "write-dominated", "--seconds", "20",
+                "--rounds", "2");
+    }
+
+    /** Runs the CLI command {@code args} if {@code name} was picked by {@code -Dbench}. */
+    private static void full(String name, String... args) {
+        String picked = System.getProperty("bench", "");
+        assumeTrue(picked.isBlank() || Arrays.asList(picked.split(",")).contains(name),
+                "not picked by -Dbench=" + picked);
+        String[] withOut = Arrays.copyOf(args, args.length + 2);
+        withOut[args.length] = "--out";
+        withOut[args.length + 1] = Path.of("target", "results", name).toString();
+        assertEquals(0, Main.run(withOut, System.out, System.err), name + " failed");
+    }
+
+    private static PrintStream quiet() {
+        return new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8);
+    }
+}
