@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
 import io.polycert.bench.report.RunResult;
 import io.polycert.bench.replicated.BankBenchmark;
 import io.polycert.bench.replicated.ClusterKind;
+import io.polycert.bench.replicated.Stmbench7Benchmark;
 import io.polycert.bench.workload.BankWorkload;
 import io.polycert.bench.workload.Runner;
 import java.io.ByteArrayOutputStream;
@@ -43,6 +44,26 @@ class BenchmarkSuitesTest {
             assertTrue(Files.size(dir.resolve(f)) > 0, f);
         }
         assertEquals(1 + 6, Files.readAllLines(dir.resolve("bank.csv")).size());
+    }
+
+    @Test
+    void stmbench7SmokeComparesOraclesWithStaticProtocols(@TempDir Path dir) throws Exception {
+        List<RunResult> results = new Stmbench7Benchmark(new Stmbench7Benchmark.Options(ClusterKind.IN_JVM, 3, 1,
+                "small", List.of("write-dominated"), true, true, new Runner.Options(List.of("vc", "ucb"), 1, 0.2, 1,
+                        1, 1, 0), dir), quiet()).run();
+        assertEquals(List.of("vc", "ucb"), results.stream().map(RunResult::contender).toList());
+        for (RunResult r : results) {
+            assertTrue(r.committed() > 0, r.contender());
+            assertEquals("write-dominated", r.parameter("mix"));
+            assertEquals("true", r.parameter("longTraversals"));
+        }
+        RunResult vc = results.get(0);
+        assertEquals(0, vc.timeline().stream().mapToLong(s -> s.nvc() + s.bfc()).sum(), "static VC certifies by VC");
+        assertTrue(vc.timeline().stream().mapToLong(RunResult.Second::vc).sum() > 0);
+        for (String f : new String[] {"stmbench7.csv", "stmbench7.json", "fig8-stmbench7.png",
+                "mix-write-dominated-ucb.png"}) {
+            assertTrue(Files.size(dir.resolve(f)) > 0, f);
+        }
     }
 
     // ---- full runs, opt-in ----------------------------------------------------------------------------------

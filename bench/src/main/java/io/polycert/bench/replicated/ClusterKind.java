@@ -31,7 +31,8 @@ public enum ClusterKind {
             case IN_JVM:
                 return new InJvmCluster(members, workload, GroupStack.embedded(), GOSSIP, null);
             case PROCESSES:
-                throw new UnsupportedOperationException("member processes: not wired yet");
+                return io.polycert.bench.process.ProcessCluster.start(members, workload,
+                        io.polycert.bench.process.ProcessCluster.Options.defaults().withGossipInterval(GOSSIP));
             default:
                 throw new AssertionError(this);
         }

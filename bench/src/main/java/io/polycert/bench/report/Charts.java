@@ -73,7 +73,7 @@ public final class Charts {
             "NVC", new Color(0x0072B2),
             "BFC", new Color(0xE69F00),
             "VC", new Color(0xD55E00),
-            "read-only", new Color(0x999999));
+            "local", new Color(0x999999));
     private static final Color[] OTHER_COLORS = {new Color(0x009E73), new Color(0xCC79A7), new Color(0x56B4E9),
             new Color(0x000000), new Color(0x8C564B), new Color(0xBCBD22), new Color(0x7F7F7F)};
 
@@ -201,7 +201,7 @@ public final class Charts {
     }
 
     /**
-     * Commits per second by the protocol that certified them (read-only, NVC, BFC, VC) over one run, as stacked
+     * Commits per second by the protocol that certified them (local: read-only or nothing written; NVC, BFC, VC) over one run, as stacked
      * areas: the top edge is the run's total committed transactions per second.
      */
     public static void protocolMixOverTime(RunResult result, Path png) throws IOException {
@@ -221,7 +221,7 @@ public final class Charts {
             stacked[2][i] = stacked[1][i] + s.bfc();
             stacked[3][i] = stacked[2][i] + s.vc();
         }
-        String[] names = {"read-only", "NVC", "BFC", "VC"};
+        String[] names = {"local", "NVC", "BFC", "VC"};
 
         XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
                 .title(title("Commits by protocol over time: " + result.contender(), List.of(result)))

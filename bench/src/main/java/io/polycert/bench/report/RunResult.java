@@ -12,7 +12,8 @@ import java.util.Map;
  * @param parameters the setting, e.g. {@code readSet=1000}, {@code mix=write}, {@code replicas=3}; stable order
  * @param seconds measured time
  * @param committed transactions committed in that time (read-only ones included)
- * @param committedReadOnly of which read-only
+ * @param committedReadOnly of which committed locally, without certification: read-only transactions, and update
+ *     operations that wrote nothing (an STMBench7 operation that found nothing to change, for example)
  * @param abortsConflict read-write attempts aborted by a real conflict
  * @param abortsFalsePositive attempts aborted by a Bloom-filter false positive only
  * @param abortsOther attempts aborted for any other reason (too large, replica left, ...)

@@ -3,9 +3,6 @@ package io.polycert.bench.workload;
 import io.polycert.core.Stm;
 import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
-import io.polycert.core.codec.ValueInput;
-import io.polycert.core.codec.ValueOutput;
-import io.polycert.core.codec.ValueSerializer;
 import io.polycert.kvstore.Replica;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -22,24 +19,8 @@ public final class BankWorkload implements Workload {
     public static final long INITIAL = 1_000;
 
     /** The codec the bank needs: arrays of boxes. */
-    public static final ValueCodec CODEC = ValueCodec.builder().register(VBox[].class, 40, new ValueSerializer<>() {
-        @Override
-        public void write(VBox[] value, ValueOutput out) {
-            out.writeVarInt(value.length);
-            for (VBox<?> b : value) {
-                out.writeBox(b);
-            }
-        }
-
-        @Override
-        public VBox[] read(ValueInput in) {
-            VBox[] boxes = new VBox[in.readLength(1)];
-            for (int i = 0; i < boxes.length; i++) {
-                boxes[i] = in.readBox();
-            }
-            return boxes;
-        }
-    }).build();
+    public static final ValueCodec CODEC = ValueCodec.builder().register(VBox[].class, 40,
+            new BoxArraySerializer()).build();
 
     /** Which accounts a client touches. */
     public enum Conflicts {

@@ -135,7 +135,7 @@ public final class Runner {
         long bfc = now[2] - before[2];
         long vc = now[3] - before[3];
         long readOnly = Math.max(0, commits - nvc - bfc - vc);
-        out.printf(Locale.ROOT, "  [round %d, %-13s %5.0f s] %,10.0f tx/s   read-only %s  NVC %s  BFC %s  VC %s%n",
+        out.printf(Locale.ROOT, "  [round %d, %-14s %5.0f s] %,10.0f tx/s   local %s  NVC %s  BFC %s  VC %s%n",
                 round + 1, contender + ",", elapsed, commits / Math.max(1e-9, elapsed), share(readOnly, commits),
                 share(nvc, commits), share(bfc, commits), share(vc, commits));
     }

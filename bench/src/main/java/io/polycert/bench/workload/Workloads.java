@@ -38,6 +38,8 @@ public final class Workloads {
                 rejectUnknown(p, spec);
                 return w;
             }
+            case "stmbench7":
+                return io.polycert.bench.stmbench7.Stmbench7Workload.fromParameters(p);
             default:
                 throw new IllegalArgumentException("unknown workload '" + name + "' in '" + spec
                         + "' (known: bank, stmbench7)");
