@@ -41,15 +41,16 @@ public final class Main {
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
-            "out", "oracle: directory for samples, model, timeline and plot (default target/oracle-switching)",
+            "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
             "conflicts", "bank: random (default) or disjoint (each client thread its own accounts: no conflicts)",
             "writes", "bank: percentage of transactions that transfer; the others are read-only (default 100)",
             "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
-            "seconds", "demo: run time; others: seconds per trial (default 5 / 2 / 3 / 3)",
-            "rounds", "stm-compare, broadcast: interleaved rounds (default 5 / 3)",
+            "seconds", "demo: run time (default 10); others: measured seconds per turn (bank 2, stmbench7 and run 5)",
+            "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast 3; run 1)",
             "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
             "warmup", "warm-up seconds before each measured turn (default 1)",
             "seed", "stmbench7, run: clients' random seed (default 42)",
+            "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1)",
@@ -107,7 +108,7 @@ public final class Main {
                             .Options(runner(parsed), parsed.intValue("replicas", 3, 1, 16), parsed.intList(
                                     "read-sets", new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
                             accounts, parsed.intValue("writes", 100, 0, 100), conflicts, runOptions(parsed,
-                                    java.util.List.of("nvc", "bfc", "vc"), 1, 1, 3, 1), java.nio.file.Path.of(
+                                    java.util.List.of("nvc", "bfc", "vc"), 1, 1, 2, 2), java.nio.file.Path.of(
                                     parsed.string("out", "target/bank"))), out).run();
                 }
                 case "oracle" -> {
@@ -241,7 +242,7 @@ public final class Main {
                 io.polycert.bench.workload.Contenders.NAMES),
                 parsed.intValue("threads", threads, 1, 64), parsed.doubleValue("warmup", warmup, 0, 3600),
                 parsed.doubleValue("seconds", seconds, 0.1, 86_400), parsed.intValue("rounds", rounds, 1, 1000),
-                parsed.intValue("seed", 42, 0, Integer.MAX_VALUE), 10);
+                parsed.intValue("seed", 42, 0, Integer.MAX_VALUE), 10, parsed.doubleValue("settle", 0, 0, 86_400));
     }
 
     private static io.polycert.certification.partial.ConsistencyLevel level(String name)

@@ -23,9 +23,18 @@ public final class Runner {
      * @param rounds turns per contender
      * @param seed clients' random seed
      * @param progressSeconds a progress line at least this often during a turn (0: one line per turn only)
+     * @param settleSeconds unmeasured load, once, before the first turn: for workloads whose state drifts after
+     *     populate (STMBench7's structure modifications) and for the JIT; 0 for none
      */
     public record Options(List<String> contenders, int threadsPerMember, double warmupSeconds, double seconds,
-            int rounds, long seed, double progressSeconds) {
+            int rounds, long seed, double progressSeconds, double settleSeconds) {
+
+        /** Without a settling run. */
+        public Options(List<String> contenders, int threadsPerMember, double warmupSeconds, double seconds,
+                int rounds, long seed, double progressSeconds) {
+            this(contenders, threadsPerMember, warmupSeconds, seconds, rounds, seed, progressSeconds, 0);
+        }
+
         public Options {
             contenders = List.copyOf(contenders);
             if (contenders.isEmpty()) {
@@ -34,7 +43,7 @@ public final class Runner {
             for (String c : contenders) {
                 Contenders.oracle(c, java.time.Duration.ofSeconds(1), null); // fails fast on unknown names
             }
-            if (threadsPerMember < 1 || rounds < 1 || !(seconds > 0) || warmupSeconds < 0) {
+            if (threadsPerMember < 1 || rounds < 1 || !(seconds > 0) || warmupSeconds < 0 || settleSeconds < 0) {
                 throw new IllegalArgumentException("threads and rounds must be at least 1, seconds positive and"
                         + " warm-up not negative");
             }
@@ -65,6 +74,9 @@ public final class Runner {
         List<List<ReplicaLoad.Partial>> perContender = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             perContender.add(null);
+        }
+        if (options.settleSeconds() > 0) {
+            settle();
         }
         for (int round = 0; round < options.rounds(); round++) {
             for (int k = 0; k < n; k++) {
@@ -98,6 +110,30 @@ public final class Runner {
             }
         }
         return results;
+    }
+
+    /** Runs the first contender unmeasured for the settling time, with a progress line every 10 s or so. */
+    private void settle() throws Exception {
+        String contender = options.contenders().get(0);
+        cluster.use(contender);
+        cluster.startLoad(options.threadsPerMember(), options.seed() - 1);
+        try {
+            long start = System.nanoTime();
+            long[] before = cluster.progress();
+            double left = options.settleSeconds();
+            while (left > 0) {
+                double step = Math.min(10, left);
+                Thread.sleep((long) (step * 1000));
+                left -= step;
+                long[] now = cluster.progress();
+                long certified = now[1] + now[2] + now[3] - before[1] - before[2] - before[3];
+                out.printf(Locale.ROOT, "  [settling, %.0f of %.0f s] %,10.0f certified tx/s with %s%n",
+                        (System.nanoTime() - start) / 1e9, options.settleSeconds(), certified
+                                / ((System.nanoTime() - start) / 1e9), contender);
+            }
+        } finally {
+            cluster.stopLoad();
+        }
     }
 
     private List<ReplicaLoad.Partial> turn(String contender, int round) throws Exception {

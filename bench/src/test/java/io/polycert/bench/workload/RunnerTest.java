@@ -25,7 +25,7 @@ class RunnerTest {
         try (InJvmCluster cluster = new InJvmCluster(3, bank, GroupStack.embedded(), Duration.ofMillis(200), null)) {
             cluster.populate();
             List<RunResult> results = new Runner(cluster, bank, new Runner.Options(List.of("nvc", "vc", "ucb"), 1,
-                    0.2, 1, 2, 42, 0), Map.of("replicas", "3"), out).run();
+                    0.2, 1, 2, 42, 0, 1), Map.of("replicas", "3"), out).run();
             assertEquals(3, results.size());
             for (RunResult r : results) {
                 assertTrue(r.committed() > 0, r.contender() + " committed nothing");
@@ -43,7 +43,8 @@ class RunnerTest {
             assertEquals(nvc.committed(), nvc.timeline().stream().mapToLong(RunResult.Second::total).sum(),
                     2 * Math.max(10, nvc.committed() / 10), "the timeline accounts for the commits, roughly");
         }
-        assertTrue(text.toString(StandardCharsets.UTF_8).contains("NVC 100%"), text.toString(StandardCharsets.UTF_8));
+        String printed = text.toString(StandardCharsets.UTF_8);
+        assertTrue(printed.contains("NVC 100%") && printed.contains("[settling, 1 of 1 s]"), printed);
     }
 
     @Test
