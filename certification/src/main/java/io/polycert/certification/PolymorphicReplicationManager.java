@@ -182,7 +182,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         this.codec = Objects.requireNonNull(codec, "codec");
         this.oracle = Objects.requireNonNull(oracle, "oracle");
         this.settings = Objects.requireNonNull(settings, "settings");
-        this.writes = new WriteLog(settings.writeLogWindow(), log.latestVersion());
+        this.writes = new WriteLog(settings.writeLogWindow(), settings.writeLogMaxIds(), log.latestVersion());
     }
 
     /** This replica's identity in the group: set before joining. */
@@ -833,7 +833,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (version > 0) {
             log.installSnapshot(version, installed, values);
         }
-        writes = WriteLog.read(in2, settings.writeLogWindow());
+        writes = WriteLog.read(in2, settings.writeLogWindow(), settings.writeLogMaxIds());
         int queued = in2.readLength(1);
         for (int i = 0; i < queued; i++) {
             MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());

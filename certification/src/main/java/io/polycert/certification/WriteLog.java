@@ -5,22 +5,28 @@ import java.util.HashMap;
 import java.util.Map;
 
 /**
- * The ids each committed version wrote, for the last {@code window} versions: what certification checks read-sets
- * against. Kept identically on every replica (it depends only on the committed sequence), so a transaction whose
- * snapshot is older than the window is refused alike everywhere. Certifier thread only.
+ * The ids each committed version wrote, for the last {@code window} versions and at most {@code maxIds} ids in all:
+ * what certification checks read-sets against. Kept identically on every replica (it depends only on the committed
+ * sequence), so a transaction whose snapshot is older than the log is refused alike everywhere. The id bound keeps
+ * memory bounded when write-sets are huge (STMBench7's long update traversals write 10^5 boxes each: a window of
+ * versions alone would hold gigabytes). Certifier thread only.
  */
 final class WriteLog {
     private record Version(long version, long[] ids) {
     }
 
     private final int window;
+    private final long maxIds;
     private final ArrayDeque<Version> versions = new ArrayDeque<>();
+    /** Ids held by {@link #versions}, in all. */
+    private long heldIds;
     /** Per id, the last version that wrote it (only ids written within the window). */
     private final Map<Long, Long> lastWrite = new HashMap<>();
     private long latest;
 
-    WriteLog(int window, long latest) {
+    WriteLog(int window, long maxIds, long latest) {
         this.window = window;
+        this.maxIds = maxIds;
         this.latest = latest;
     }
 
@@ -38,15 +44,22 @@ final class WriteLog {
             throw new IllegalStateException("version " + version + " after " + latest);
         }
         latest = version;
-        versions.addLast(new Version(version, ids));
-        for (long id : ids) {
-            lastWrite.put(id, version);
-        }
-        while (versions.size() > window) {
+        append(version, ids);
+        // The newest version always stays: a snapshot just before it can still be certified.
+        while (versions.size() > window || (heldIds > maxIds && versions.size() > 1)) {
             Version old = versions.pollFirst();
+            heldIds -= old.ids().length;
             for (long id : old.ids()) {
                 lastWrite.remove(id, old.version());
             }
+        }
+    }
+
+    private void append(long version, long[] ids) {
+        versions.addLast(new Version(version, ids));
+        heldIds += ids.length;
+        for (long id : ids) {
+            lastWrite.put(id, version);
         }
     }
 
@@ -123,20 +136,17 @@ final class WriteLog {
         }
     }
 
-    static WriteLog read(io.polycert.core.codec.ValueInput in, int window) {
+    static WriteLog read(io.polycert.core.codec.ValueInput in, int window, long maxIds) {
         long latest = in.readVarLong();
         int n = in.readLength(2);
-        WriteLog log = new WriteLog(window, latest);
+        WriteLog log = new WriteLog(window, maxIds, latest);
         for (int i = 0; i < n; i++) {
             long version = in.readVarLong();
             long[] ids = new long[in.readLength(8)];
             for (int k = 0; k < ids.length; k++) {
                 ids[k] = in.readLong();
             }
-            log.versions.addLast(new Version(version, ids));
-            for (long id : ids) {
-                log.lastWrite.put(id, version);
-            }
+            log.append(version, ids);
         }
         return log;
     }

@@ -17,7 +17,7 @@ class WriteLogTest {
             @ForAll long seed) {
         SplittableRandom random = new SplittableRandom(seed);
         long universe = 1 + random.nextInt(50_000);
-        WriteLog log = new WriteLog(1_000, 0);
+        WriteLog log = new WriteLog(1_000, Long.MAX_VALUE, 0);
         for (int v = 1; v <= versions; v++) {
             long[] ids = new long[perVersion];
             for (int i = 0; i < perVersion; i++) {
@@ -34,5 +34,23 @@ class WriteLogTest {
             assertEquals(true, log.writtenAfter(found, snapshot), "the reported read was overwritten");
             assertEquals(true, Arrays.binarySearch(readIds, found) >= 0, "the reported id was read");
         }
+    }
+
+    @org.junit.jupiter.api.Test
+    void hugeWriteSetsDropOldVersionsEarlyButKeepTheNewest() {
+        WriteLog log = new WriteLog(1_000, 100, 0);
+        for (int v = 1; v <= 5; v++) {
+            long[] ids = new long[30];
+            for (int i = 0; i < ids.length; i++) {
+                ids[i] = v * 1_000L + i;
+            }
+            log.committed(v, ids);
+        }
+        assertEquals(2, log.horizon(), "versions 3-5 (90 ids) fit in 100; 2-5 would not");
+        assertEquals(true, log.writtenAfter(5_000, 4));
+        assertEquals(false, log.writtenAfter(2_000, 1), "version 2's ids are forgotten");
+        log.committed(6, new long[500]);
+        assertEquals(5, log.horizon(), "one version larger than the bound is still kept, alone");
+        assertEquals(true, log.writtenAfter(0, 5));
     }
 }
