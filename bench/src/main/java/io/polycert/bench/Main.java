@@ -137,23 +137,31 @@ public final class Main {
                 case "radargun" -> {
                     io.polycert.bench.partial.RadargunBenchmark.Options d =
                             io.polycert.bench.partial.RadargunBenchmark.Options.defaults();
-                    new io.polycert.bench.partial.RadargunBenchmark(new io.polycert.bench.partial.RadargunBenchmark
+                    java.util.List<io.polycert.bench.partial.RadargunBenchmark.Row> rows =
+                            new io.polycert.bench.partial.RadargunBenchmark(new io.polycert.bench.partial.RadargunBenchmark
                             .Options(parsed.intValue("replicas", d.members(), 1, 16), parsed.intValue("threads",
                                     d.threadsPerMember(), 1, 64), parsed.intList("keys", d.keyCounts(), 2,
                                     10_000_000), parsed.intList("degrees", d.degrees(), 1, 16), level(parsed.string(
                                     "level", "write-skew-check")), d.contenders(), d.operations(), d.writeRatio(),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600)), out).run();
+                    java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/radargun"));
+                    io.polycert.bench.partial.RadargunBenchmark.writeReport(rows, dir);
+                    out.println("results: " + dir.resolve("radargun.csv") + ", .json");
                 }
                 case "kv-spread" -> {
                     io.polycert.bench.partial.KeyValueSpreadBenchmark.Options d =
                             io.polycert.bench.partial.KeyValueSpreadBenchmark.Options.defaults();
-                    new io.polycert.bench.partial.KeyValueSpreadBenchmark(new io.polycert.bench.partial
+                    java.util.List<io.polycert.bench.partial.KeyValueSpreadBenchmark.Row> rows =
+                            new io.polycert.bench.partial.KeyValueSpreadBenchmark(new io.polycert.bench.partial
                             .KeyValueSpreadBenchmark.Options(parsed.intValue("replicas", d.members(), 1, 16),
                             parsed.intValue("threads", d.threadsPerMember(), 1, 64), d.keys(), d.spreads(),
                             d.writeRatio(), level(parsed.string("level", "serializable")), d.contenders(),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600)), out).run();
+                    java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/kv-spread"));
+                    io.polycert.bench.partial.KeyValueSpreadBenchmark.writeReport(rows, dir);
+                    out.println("results: " + dir.resolve("kv-spread.csv") + ", .json");
                 }
                 case "stmbench7" -> new io.polycert.bench.replicated.Stmbench7Benchmark(
                         new io.polycert.bench.replicated.Stmbench7Benchmark.Options(runner(parsed),

@@ -139,4 +139,14 @@ public final class KeyValueSpreadBenchmark {
         double u = 1 - random.nextDouble();
         return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random.nextDouble());
     }
+
+    /** Writes {@code rows} as {@code kv-spread.csv} and {@code kv-spread.json} in {@code directory}. */
+    public static void writeReport(List<Row> rows, java.nio.file.Path directory) throws java.io.IOException {
+        List<List<Object>> table = new java.util.ArrayList<>();
+        for (Row r : rows) {
+            table.add(List.of(r.spread(), r.contender().name(), r.commandsPerSecond(), r.abortRate()));
+        }
+        io.polycert.bench.report.ReportWriter.writeTable(directory, "kv-spread", List.of("spread", "contender",
+                "commands_per_s", "abort_rate"), table);
+    }
 }

@@ -262,4 +262,16 @@ public final class RadargunBenchmark {
         return members.stream().mapToDouble(m -> m.statistics().meanCommitMicros() * m.statistics().commitRounds())
                 .sum();
     }
+
+    /** Writes {@code rows} as {@code radargun.csv} and {@code radargun.json} in {@code directory}. */
+    public static void writeReport(List<Row> rows, java.nio.file.Path directory) throws java.io.IOException {
+        List<List<Object>> table = new java.util.ArrayList<>();
+        for (Row r : rows) {
+            table.add(List.of(r.keys(), r.degree(), r.contender().name(), r.committedPerSecond(), r.abortRate(),
+                    r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), r.gaveUp()));
+        }
+        io.polycert.bench.report.ReportWriter.writeTable(directory, "radargun", List.of("keys", "degree",
+                "contender", "committed_per_s", "abort_rate", "mean_commit_us", "p50_us", "p99_us",
+                "messages_per_tx", "gave_up"), table);
+    }
 }

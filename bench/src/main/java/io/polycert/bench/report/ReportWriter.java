@@ -45,17 +45,76 @@ public final class ReportWriter {
     public static List<Path> write(List<RunResult> results, Path directory, String name) throws IOException {
         Objects.requireNonNull(results, "results");
         Objects.requireNonNull(directory, "directory");
-        Objects.requireNonNull(name, "name");
-        if (name.isBlank() || name.contains("/") || name.contains("\\") || name.equals(".") || name.equals("..")) {
-            throw new IllegalArgumentException("report name must be a plain file name without extension, not '"
-                    + name + "'");
-        }
+        checkName(name);
         Files.createDirectories(directory);
         Path csvFile = directory.resolve(name + ".csv");
         Path jsonFile = directory.resolve(name + ".json");
         Files.writeString(csvFile, csv(results), StandardCharsets.UTF_8);
         Files.writeString(jsonFile, json(results), StandardCharsets.UTF_8);
         return List.of(csvFile, jsonFile);
+    }
+
+    /**
+     * Writes a table of any benchmark as {@code <name>.csv} (a header row, then the rows) and {@code <name>.json}
+     * (an array of objects keyed by column): for benchmarks whose rows are not {@link RunResult}s (the partial
+     * replication ones). Cells are numbers (NaN and infinities become empty / null), strings, or null.
+     *
+     * @return the two files written: the CSV, then the JSON
+     * @throws IllegalArgumentException if a row's length differs from the columns', or a cell is of another type
+     */
+    public static List<Path> writeTable(Path directory, String name, List<String> columns, List<List<Object>> rows)
+            throws IOException {
+        StringBuilder csv = new StringBuilder();
+        appendRow(csv, columns);
+        StringBuilder json = new StringBuilder("[");
+        for (int r = 0; r < rows.size(); r++) {
+            List<Object> row = rows.get(r);
+            if (row.size() != columns.size()) {
+                throw new IllegalArgumentException("row " + r + " has " + row.size() + " cells for "
+                        + columns.size() + " columns");
+            }
+            List<String> cells = new java.util.ArrayList<>();
+            json.append(r == 0 ? "\n  {" : ",\n  {");
+            for (int c = 0; c < columns.size(); c++) {
+                Object v = row.get(c);
+                String jsonValue;
+                if (v == null) {
+                    cells.add(null);
+                    jsonValue = "null";
+                } else if (v instanceof Number n) {
+                    double d = n.doubleValue();
+                    boolean integral = v instanceof Long || v instanceof Integer || v instanceof Short
+                            || v instanceof Byte;
+                    cells.add(integral ? Long.toString(n.longValue()) : csvNumber(d));
+                    jsonValue = integral ? Long.toString(n.longValue()) : jsonNumber(d);
+                } else if (v instanceof String || v instanceof Enum<?>) {
+                    cells.add(v.toString());
+                    jsonValue = jsonString(v.toString());
+                } else {
+                    throw new IllegalArgumentException("cell (" + r + ", " + columns.get(c) + ") is a "
+                            + v.getClass().getName() + "; only numbers, strings and enums are written");
+                }
+                json.append(c == 0 ? "" : ", ").append(jsonString(columns.get(c))).append(": ").append(jsonValue);
+            }
+            json.append('}');
+            appendRow(csv, cells);
+        }
+        json.append(rows.isEmpty() ? "]\n" : "\n]\n");
+        checkName(name);
+        Files.createDirectories(directory);
+        Path csvFile = directory.resolve(name + ".csv");
+        Path jsonFile = directory.resolve(name + ".json");
+        Files.writeString(csvFile, csv.toString(), StandardCharsets.UTF_8);
+        Files.writeString(jsonFile, json.toString(), StandardCharsets.UTF_8);
+        return List.of(csvFile, jsonFile);
+    }
+
+    private static void checkName(String name) {
+        Objects.requireNonNull(name, "name");
+        if (name.isBlank() || name.contains("/") || name.contains("\\") || name.equals(".") || name.equals("..")) {
+            throw new IllegalArgumentException("report name must be a plain file name without extension, not '"
+                    + name + "'");
+        }
     }
 
     /** The CSV text: a header row, then one row per run. */

@@ -158,6 +158,27 @@ class ReportWriterTest {
     }
 
     @Test
+    void anyTableIsWrittenAsCsvAndJson() throws Exception {
+        List<Path> files = ReportWriter.writeTable(dir, "table", List.of("keys", "contender", "rate", "note"),
+                List.of(List.of(1000, "TOM_3", 0.25, "a,b"), java.util.Arrays.asList(5L, "TWO_PC", Double.NaN,
+                        null)));
+        assertEquals(List.of("keys,contender,rate,note", "1000,TOM_3,0.25,\"a,b\"", "5,TWO_PC,,"),
+                Files.readAllLines(files.get(0), StandardCharsets.UTF_8));
+        List<?> rows = (List<?>) MiniJson.parse(Files.readString(files.get(1), StandardCharsets.UTF_8));
+        assertEquals(2, rows.size());
+        Map<?, ?> second = (Map<?, ?>) rows.get(1);
+        assertEquals("TWO_PC", second.get("contender"));
+        assertNull(second.get("rate"), "NaN is null in JSON");
+        assertTrue(second.containsKey("note"));
+        assertThrows(IllegalArgumentException.class, () -> ReportWriter.writeTable(dir, "bad", List.of("a", "b"),
+                List.of(List.of(1))));
+        assertThrows(IllegalArgumentException.class, () -> ReportWriter.writeTable(dir, "bad", List.of("a"),
+                List.of(List.of(new Object()))));
+        assertThrows(IllegalArgumentException.class, () -> ReportWriter.writeTable(dir, "../up", List.of("a"),
+                List.of()));
+    }
+
+    @Test
     void emptyListGivesHeaderOnlyAndEmptyArray() {
         assertEquals(String.join(",", List.of("benchmark", "contender")) + "," + String.join(",", METRICS) + "\r\n",
                 ReportWriter.csv(List.of()));
