@@ -543,6 +543,11 @@ public final class Charts {
 
     private static void save(Chart<?, ?> chart, Path png) throws IOException {
         Objects.requireNonNull(png, "png");
+        if (chart.getSeriesMap().size() > 6) {
+            // A row of more than six names runs off the bottom edge: stack them to the right instead.
+            chart.getStyler().setLegendPosition(Styler.LegendPosition.OutsideE);
+            chart.getStyler().setLegendLayout(Styler.LegendLayout.Vertical);
+        }
         Path parent = png.toAbsolutePath().getParent();
         if (parent != null) {
             Files.createDirectories(parent);
