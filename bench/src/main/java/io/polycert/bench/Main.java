@@ -29,7 +29,9 @@ public final class Main {
             "kv-spread", "partial replication, seed 002's increments on Gaussian keys: throughput against spread",
             "stmbench7", "STMBench7 on replicated PolyCert: static protocols vs adaptive oracles per mix (Fig. 8)",
             "run", "any workload (--workload) with any contenders, in-JVM or as member processes",
-            "charts", "regenerates every chart of docs/RESULTS.md (bank, oracle, STMBench7) into --out");
+            "charts", "regenerates every chart of docs/RESULTS.md (bank, oracle, STMBench7) into --out",
+            "faults", "fault-injection campaign over member processes: seeded kill/pause/partition/loss/delay/join"
+                    + " schedules, histories checked for anomalies and lost commits");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (per replica in replicated commands; default 1, radargun 8, local ones 2)",
             "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4)",
@@ -51,6 +53,8 @@ public final class Main {
             "warmup", "warm-up seconds before each measured turn (default 1)",
             "seed", "stmbench7, run: clients' random seed (default 42)",
             "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0)",
+            "schedules", "faults: randomized fault schedules to run (default 3)",
+            "faults", "faults: fault types, comma-separated (default kill,pause,partition,loss,delay,join)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1)",
@@ -206,6 +210,24 @@ public final class Main {
                             return status;
                         }
                     }
+                }
+                case "faults" -> {
+                    io.polycert.bench.faults.FaultCampaign.Options d =
+                            io.polycert.bench.faults.FaultCampaign.Options.defaults();
+                    java.util.List<String> typeNames = new java.util.ArrayList<>();
+                    for (io.polycert.bench.faults.FaultSchedule.Type t
+                            : io.polycert.bench.faults.FaultSchedule.Type.values()) {
+                        typeNames.add(t.name().toLowerCase(java.util.Locale.ROOT));
+                    }
+                    java.util.List<io.polycert.bench.faults.FaultSchedule.Type> types = new java.util.ArrayList<>();
+                    for (String t : parsed.stringList("faults", typeNames, typeNames)) {
+                        types.add(io.polycert.bench.faults.FaultSchedule.Type.valueOf(t.toUpperCase(
+                                java.util.Locale.ROOT)));
+                    }
+                    return io.polycert.bench.faults.FaultCampaign.run(d.withSeed(parsed.intValue("seed", 1, 0,
+                            Integer.MAX_VALUE)).withSchedules(parsed.intValue("schedules", d.schedules(), 1, 100_000))
+                            .withMembers(parsed.intValue("replicas", d.members(), 3, 9)).withSeconds(parsed.intValue(
+                                    "seconds", d.seconds(), 5, 86_400)).withFaults(types), out);
                 }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }

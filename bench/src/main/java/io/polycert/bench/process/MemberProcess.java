@@ -1,5 +1,9 @@
 package io.polycert.bench.process;
 
+import io.polycert.bench.faults.FaultWorkload;
+import io.polycert.bench.faults.FaultWorkloads;
+import io.polycert.bench.faults.MemberFaults;
+import io.polycert.bench.faults.MixedOracle;
 import io.polycert.bench.workload.Contenders;
 import io.polycert.bench.workload.ReplicaLoad;
 import io.polycert.bench.workload.SwitchableOracle;
@@ -38,7 +42,10 @@ import java.util.concurrent.LinkedBlockingQueue;
  * PATH} (a decision-tree model), {@code --minimum-members M} (members needed to found the group, default a
  * majority of N), {@code --join-timeout-ms MS} (default 60000: to join, and to see all N members), {@code
  * --failure-detection-ms MS} (default: the TCP stack's), {@code --await-go true} (wait for a {@code go} line on
- * stdin before joining the group: see below).
+ * stdin before joining the group: see below), {@code --fault-injection true} (a JGroups DISCARD layer and a
+ * {@link io.polycert.bench.faults.SlowLink} in the stack, driven by {@code fault} commands). Workload specs are
+ * read by {@link FaultWorkloads#fromSpec}: the {@link Workloads} ones plus {@code list-append} and
+ * {@code bank-audit}.
  *
  * <p>Protocol. Everything the member writes to stdout is a protocol line starting with {@link #MARKER}
  * ({@code "@pc "}); logging goes to stderr ({@code System.out} is pointed at stderr before anything logs, so even
@@ -66,6 +73,11 @@ import java.util.concurrent.LinkedBlockingQueue;
  *   <li>{@code progress}: result {@code COMMITS NVC BFC VC} (counters of the running load; zeros without one)</li>
  *   <li>{@code check}: checks the workload's invariants; result: the state digest</li>
  *   <li>{@code view}: result {@code SIZE PRIMARY EPOCH}; {@code pid}: result the process id</li>
+ *   <li>{@code workload ARGS...}: a command of a {@link FaultWorkload} (e.g. {@code workload stats})</li>
+ *   <li>{@code fault ARGS...}: a fault-injection command ({@link MemberFaults}), with {@code --fault-injection
+ *       true}</li>
+ *   <li>{@code use mixed}: besides the {@link Contenders}, an oracle that picks NVC, BFC or VC at random
+ *       ({@link MixedOracle})</li>
  *   <li>{@code exit}: stops the load, closes the replica, replies {@code ok} and exits with status 0</li>
  * </ul>
  *
@@ -86,9 +98,13 @@ public final class MemberProcess {
     private final Path model;
     private final Map<String, ProtocolOracle> byContender = new HashMap<>();
     private ReplicaLoad load;
+    private final int index;
+    private final MemberFaults faults;
 
     private MemberProcess(PrintStream protocol, Workload workload, Replica replica, SwitchableOracle oracle,
-            Duration gossipInterval, Path model) {
+            Duration gossipInterval, Path model, int index, MemberFaults faults) {
+        this.index = index;
+        this.faults = faults;
         this.protocol = protocol;
         this.workload = workload;
         this.replica = replica;
@@ -161,6 +177,7 @@ public final class MemberProcess {
         long joinMs = longOption(o, "join-timeout-ms", 60_000);
         long failureMs = longOption(o, "failure-detection-ms", 0);
         boolean awaitGo = booleanOption(o, "await-go", false);
+        boolean faultInjection = booleanOption(o, "fault-injection", false);
         if (!o.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + o.keySet());
         }
@@ -170,7 +187,10 @@ public final class MemberProcess {
                     + members + " --minimum-members " + minimum + " --gossip-ms " + gossipMs + " --join-timeout-ms "
                     + joinMs);
         }
-        Workload workload = Workloads.fromSpec(spec); // fails fast on a bad spec
+        Workload workload = FaultWorkloads.fromSpec(spec); // fails fast on a bad spec
+        if (workload instanceof FaultWorkload) {
+            ((FaultWorkload) workload).attach(index);
+        }
         Path model = modelPath == null ? null : Path.of(modelPath);
         Duration gossip = Duration.ofMillis(gossipMs);
         if (model != null) {
@@ -184,6 +204,9 @@ public final class MemberProcess {
         if (failureMs > 0) {
             stack = stack.failureDetection(Duration.ofMillis(failureMs));
         }
+        if (faultInjection) {
+            stack = stack.faultInjection();
+        }
         if (awaitGo) {
             awaitGo(commands);
         }
@@ -193,6 +216,7 @@ public final class MemberProcess {
         synchronized (protocol) {
             protocol.println(MARKER + "joined " + ProcessHandle.current().pid() + " " + replica.view().size());
         }
+        MemberFaults faults = faultInjection ? MemberFaults.attach(replica) : null;
         try {
             long deadline = System.nanoTime() + Duration.ofMillis(joinMs).toNanos();
             while (replica.view().size() < members || !replica.view().primary()) {
@@ -206,7 +230,7 @@ public final class MemberProcess {
             replica.close();
             throw e;
         }
-        MemberProcess member = new MemberProcess(protocol, workload, replica, oracle, gossip, model);
+        MemberProcess member = new MemberProcess(protocol, workload, replica, oracle, gossip, model, index, faults);
         member.reply(null, "ready " + ProcessHandle.current().pid() + " " + replica.view().size());
         return member;
     }
@@ -299,7 +323,8 @@ public final class MemberProcess {
                 String name = w[1].toLowerCase(Locale.ROOT);
                 ProtocolOracle chosen = byContender.get(name);
                 if (chosen == null) {
-                    chosen = Contenders.oracle(name, gossipInterval, model);
+                    chosen = name.equals("mixed") ? new MixedOracle(ProcessHandle.current().pid() * 31 + index)
+                            : Contenders.oracle(name, gossipInterval, model);
                     byContender.put(name, chosen);
                 }
                 oracle.use(chosen);
@@ -359,9 +384,19 @@ public final class MemberProcess {
             case "pid":
                 arguments(w, 0);
                 return Long.toString(ProcessHandle.current().pid());
+            case "workload":
+                if (!(workload instanceof FaultWorkload)) {
+                    throw new IllegalArgumentException("the " + workload.name() + " workload takes no commands");
+                }
+                return ((FaultWorkload) workload).command(replica, java.util.Arrays.copyOfRange(w, 1, w.length));
+            case "fault":
+                if (faults == null) {
+                    throw new IllegalStateException("fault injection is off (start with --fault-injection true)");
+                }
+                return faults.command(java.util.Arrays.copyOfRange(w, 1, w.length));
             default:
                 throw new IllegalArgumentException("unknown command '" + w[0] + "' (known: populate, await, version,"
-                        + " use, start, begin, sample, end, stop, progress, check, view, pid, exit)");
+                        + " use, start, begin, sample, end, stop, progress, check, view, pid, workload, fault, exit)");
         }
     }
 
@@ -386,6 +421,9 @@ public final class MemberProcess {
             }
         } catch (RuntimeException e) {
             e.printStackTrace();
+        }
+        if (faults != null) {
+            faults.close();
         }
         try {
             replica.close(); // closes the oracles too

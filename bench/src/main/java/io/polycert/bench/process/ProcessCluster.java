@@ -56,8 +56,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * to within a pipe write. A member that fails a command makes the method throw an {@link IllegalStateException}
  * naming the member and its message; one that dies makes it throw with the end of its output.
  *
- * <p>Fault injection: {@link #kill(int)} ends a member with SIGKILL. From then on every cluster-wide method
- * leaves that member out: lists "in member order" hold the live members only ({@link #live()}).
+ * <p>Fault injection: {@link #kill(int)} ends a member with SIGKILL ({@link #exit(int)} asks it to leave). From
+ * then on every cluster-wide method leaves that member out: lists "in member order" hold the live members only
+ * ({@link #live()}), until {@link #restart(int)} starts a fresh process in its place, which joins the running
+ * group and receives its state. {@link #pause(int)} stops a member with SIGSTOP and {@link #resume(int)}
+ * continues it with SIGCONT; while paused, cluster-wide methods leave it out too (it cannot answer). Members
+ * started with {@code --fault-injection true} ({@link #start(int, String, Options, List)}) take {@code fault}
+ * commands (see {@link MemberProcess}).
  *
  * <p>Members never outlive this JVM: they exit when their stdin closes, and a shutdown hook destroys them if this
  * JVM exits without {@link #close()}.
@@ -151,13 +156,19 @@ public final class ProcessCluster implements BenchCluster {
 
     private final List<Member> members;
     private final Options options;
+    /** Every member process ever started, restarted ones included (the shutdown hook destroys them). */
+    private final List<Member> started;
+    private final Launch launch;
     private final ReentrantLock commands = new ReentrantLock();
     private final AtomicBoolean closed = new AtomicBoolean();
     private final Thread shutdownHook;
     private final Path argFile;
 
-    private ProcessCluster(List<Member> members, Options options, Thread shutdownHook, Path argFile) {
-        this.members = members;
+    private ProcessCluster(List<Member> members, Options options, Thread shutdownHook, Path argFile,
+            List<Member> started, Launch launch) {
+        this.started = started;
+        this.launch = launch;
+        this.members = new java.util.concurrent.CopyOnWriteArrayList<>(members);
         this.options = options;
         this.shutdownHook = shutdownHook;
         this.argFile = argFile;
@@ -183,6 +194,15 @@ public final class ProcessCluster implements BenchCluster {
      *         destroyed by then)
      */
     public static ProcessCluster start(int members, String workloadSpec, Options options) {
+        return start(members, workloadSpec, options, List.of());
+    }
+
+    /**
+     * {@link #start(int, String, Options)}, passing {@code memberArgs} to every member process (and to those
+     * {@link #restart(int) restarted}), e.g. {@code List.of("--fault-injection", "true")}.
+     */
+    public static ProcessCluster start(int members, String workloadSpec, Options options, List<String> memberArgs) {
+        List<String> extraArgs = List.copyOf(memberArgs);
         if (members < 1) {
             throw new IllegalArgumentException("members must be at least 1, was " + members);
         }
@@ -195,6 +215,7 @@ public final class ProcessCluster implements BenchCluster {
             hosts.append(hosts.length() == 0 ? "" : ",").append("127.0.0.1:").append(p);
         }
         List<Member> started = new ArrayList<>();
+        Launch launch = null;
         Thread hook = new Thread(() -> {
             synchronized (started) {
                 started.forEach(Member::destroy);
@@ -214,29 +235,11 @@ public final class ProcessCluster implements BenchCluster {
                 classPath.add("-cp");
                 classPath.add(cp);
             }
+            launch = new Launch(cluster, members, workloadSpec, options, classPath, extraArgs);
             for (int i = 0; i < members; i++) {
-                List<String> command = new ArrayList<>();
-                command.add(javaCommand());
-                command.add("-Xmx" + options.heap());
-                command.add("-Djava.net.preferIPv4Stack=true");
-                command.add("-XX:+ExitOnOutOfMemoryError");
-                command.addAll(options.jvmOptions());
-                command.addAll(classPath);
-                command.add(MemberProcess.class.getName());
-                command.addAll(List.of("--cluster", cluster, "--index", Integer.toString(i), "--port",
-                        Integer.toString(ports[i]), "--hosts", hosts.toString(), "--workload", workloadSpec,
-                        "--members", Integer.toString(members), "--gossip-ms",
-                        Long.toString(Math.max(1, options.gossipInterval().toMillis())), "--join-timeout-ms",
-                        Long.toString(Math.max(1, options.startTimeout().toMillis()))));
-                if (options.model() != null) {
-                    command.addAll(List.of("--model", options.model().toAbsolutePath().toString()));
-                }
+                List<String> command = launch.command(i, ports[i], hosts.toString());
                 // Member 0 founds the group alone; the others join it once it has (see MemberProcess).
                 command.addAll(i == 0 ? List.of("--minimum-members", "1") : List.of("--await-go", "true"));
-                if (options.failureDetection() != null) {
-                    command.addAll(List.of("--failure-detection-ms",
-                            Long.toString(options.failureDetection().toMillis())));
-                }
                 Process process = new ProcessBuilder(command).start();
                 synchronized (started) {
                     started.add(new Member(i, ports[i], process, options.echo()));
@@ -258,7 +261,38 @@ public final class ProcessCluster implements BenchCluster {
             }
             throw (RuntimeException) e;
         }
-        return new ProcessCluster(List.copyOf(started), options, hook, argFile);
+        return new ProcessCluster(List.copyOf(started), options, hook, argFile, started, launch);
+    }
+
+    /** What every member process is launched with. */
+    private record Launch(String cluster, int members, String workloadSpec, Options options, List<String> classPath,
+            List<String> extraArgs) {
+
+        /** The command line of member {@code index}, without how it finds the group. */
+        List<String> command(int index, int port, String hosts) {
+            List<String> command = new ArrayList<>();
+            command.add(javaCommand());
+            command.add("-Xmx" + options.heap());
+            command.add("-Djava.net.preferIPv4Stack=true");
+            command.add("-XX:+ExitOnOutOfMemoryError");
+            command.addAll(options.jvmOptions());
+            command.addAll(classPath);
+            command.add(MemberProcess.class.getName());
+            command.addAll(List.of("--cluster", cluster, "--index", Integer.toString(index), "--port",
+                    Integer.toString(port), "--hosts", hosts, "--workload", workloadSpec,
+                    "--members", Integer.toString(members), "--gossip-ms",
+                    Long.toString(Math.max(1, options.gossipInterval().toMillis())), "--join-timeout-ms",
+                    Long.toString(Math.max(1, options.startTimeout().toMillis()))));
+            if (options.model() != null) {
+                command.addAll(List.of("--model", options.model().toAbsolutePath().toString()));
+            }
+            if (options.failureDetection() != null) {
+                command.addAll(List.of("--failure-detection-ms",
+                        Long.toString(options.failureDetection().toMillis())));
+            }
+            command.addAll(extraArgs);
+            return command;
+        }
     }
 
     private static void awaitReady(List<Member> started, Duration timeout) throws InterruptedException {
@@ -266,8 +300,9 @@ public final class ProcessCluster implements BenchCluster {
         boolean[] ready = new boolean[started.size()];
         int remaining = started.size();
         while (remaining > 0) {
-            for (Member m : started) {
-                if (ready[m.index]) {
+            for (int position = 0; position < started.size(); position++) {
+                Member m = started.get(position);
+                if (ready[position]) {
                     continue;
                 }
                 String line = m.replies.poll(10, TimeUnit.MILLISECONDS);
@@ -291,7 +326,7 @@ public final class ProcessCluster implements BenchCluster {
                     }
                 }
                 if (line.startsWith("ready ")) {
-                    ready[m.index] = true;
+                    ready[position] = true;
                     remaining--;
                 }
             }
@@ -366,6 +401,123 @@ public final class ProcessCluster implements BenchCluster {
         return false;
     }
 
+    /**
+     * Starts a fresh process for member {@code member}, which must have been {@link #kill killed} or have
+     * {@link #exit exited}: a new incarnation (new member id, same index) that joins the running group, receives
+     * its state, and is then included in cluster-wide methods again. It listens on its old port if that is free,
+     * else on a new one. Returns once it is in a primary view with all the members.
+     *
+     * @throws IllegalStateException if it fails to start or is not ready within {@link Options#startTimeout()}
+     */
+    public void restart(int member) throws InterruptedException {
+        Member old = member(member);
+        if (!old.killed || old.process.isAlive()) {
+            throw new IllegalStateException(old + " is still running: kill it first");
+        }
+        int port = portsFree(old.port) ? old.port : freePorts(1)[0];
+        StringBuilder hosts = new StringBuilder();
+        java.util.Set<Integer> ports = new java.util.LinkedHashSet<>();
+        for (Member m : members) {
+            ports.add(m.index == member ? port : m.port);
+        }
+        for (int p : ports) {
+            hosts.append(hosts.length() == 0 ? "" : ",").append("127.0.0.1:").append(p);
+        }
+        List<String> command = launch.command(member, port, hosts.toString());
+        command.addAll(List.of("--minimum-members", Integer.toString(launch.members() / 2 + 1)));
+        Member fresh;
+        try {
+            fresh = new Member(member, port, new ProcessBuilder(command).start(), options.echo());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot launch a member process: " + e.getMessage(), e);
+        }
+        synchronized (started) {
+            started.add(fresh);
+        }
+        try {
+            awaitReady(List.of(fresh), options.startTimeout());
+        } catch (RuntimeException | InterruptedException e) {
+            fresh.killed = true;
+            fresh.destroy();
+            members.set(member, fresh);
+            throw e;
+        }
+        members.set(member, fresh);
+    }
+
+    /** True if {@code port} and the port 100 above it (FD_SOCK2's) can be bound on 127.0.0.1. */
+    private static boolean portsFree(int port) {
+        if (port + 100 > 65535) {
+            return false;
+        }
+        ServerSocket a = bind(port);
+        ServerSocket b = a == null ? null : bind(port + 100);
+        if (a != null) {
+            close(a);
+        }
+        if (b != null) {
+            close(b);
+        }
+        return a != null && b != null;
+    }
+
+    /**
+     * Asks member {@code member} to leave the group and exit ({@code exit}), waits until its process ended, and
+     * leaves it out of every later cluster-wide command, like {@link #kill(int)}.
+     */
+    public void exit(int member) throws InterruptedException {
+        Member m = member(member);
+        try {
+            command(member, "exit");
+        } catch (IllegalStateException e) {
+            // it may exit before its reply is read
+        }
+        m.killed = true;
+        m.closeStdin();
+        if (!m.process.waitFor(30, TimeUnit.SECONDS)) {
+            m.destroy();
+            m.process.waitFor(30, TimeUnit.SECONDS);
+        }
+    }
+
+    /**
+     * Stops member {@code member} with SIGSTOP: it freezes (its threads, timers and sockets' reading) until
+     * {@link #resume(int)}. Cluster-wide methods leave it out meanwhile.
+     */
+    public void pause(int member) throws InterruptedException {
+        Member m = member(member);
+        signal(m, "STOP");
+        m.paused = true;
+    }
+
+    /** Continues member {@code member} with SIGCONT after {@link #pause(int)}. */
+    public void resume(int member) throws InterruptedException {
+        Member m = member(member);
+        signal(m, "CONT");
+        m.paused = false;
+    }
+
+    /** True while member {@code member} is paused. */
+    public boolean paused(int member) {
+        return member(member).paused;
+    }
+
+    private static void signal(Member m, String signal) throws InterruptedException {
+        if (!m.process.isAlive()) {
+            throw new IllegalStateException(m + " is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(m.process.pid()))
+                    .redirectErrorStream(true).start();
+            String output = new String(kill.getInputStream().readAllBytes(), StandardCharsets.UTF_8).trim();
+            if (!kill.waitFor(10, TimeUnit.SECONDS) || kill.exitValue() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + m.process.pid() + " failed: " + output);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot run kill -" + signal, e);
+        }
+    }
+
     /** Indices of the members not {@link #kill killed}, in order. */
     public List<Integer> live() {
         List<Integer> live = new ArrayList<>();
@@ -405,6 +557,7 @@ public final class ProcessCluster implements BenchCluster {
         Member m = member(member);
         m.killed = true;
         m.destroy();
+        m.paused = false;
         if (!m.process.waitFor(30, TimeUnit.SECONDS)) {
             throw new IllegalStateException(m + " is still alive 30 s after SIGKILL");
         }
@@ -445,7 +598,7 @@ public final class ProcessCluster implements BenchCluster {
             List<Long> sent = new ArrayList<>();
             RuntimeException failure = null;
             for (Member m : members) {
-                if (m.killed) {
+                if (m.killed || m.paused) {
                     continue;
                 }
                 try {
@@ -520,7 +673,7 @@ public final class ProcessCluster implements BenchCluster {
             List<Member> live = new ArrayList<>();
             List<Long> sent = new ArrayList<>();
             for (Member m : members) {
-                if (m.killed) {
+                if (m.killed || m.paused) {
                     continue;
                 }
                 try {
@@ -609,6 +762,14 @@ public final class ProcessCluster implements BenchCluster {
             return;
         }
         for (Member m : members) {
+            if (m.paused && m.process.isAlive()) {
+                try {
+                    signal(m, "CONT");
+                    m.paused = false;
+                } catch (RuntimeException | InterruptedException e) {
+                    // destroyed below
+                }
+            }
             if (!m.killed && m.process.isAlive()) {
                 try {
                     m.send("exit");
@@ -629,6 +790,9 @@ public final class ProcessCluster implements BenchCluster {
         }
         for (Member m : members) {
             m.destroy();
+        }
+        synchronized (started) {
+            started.forEach(Member::destroy); // replaced incarnations too
         }
         for (Member m : members) {
             try {
@@ -679,6 +843,7 @@ public final class ProcessCluster implements BenchCluster {
         final Thread stderr;
         final AtomicLong tags = new AtomicLong();
         volatile boolean killed;
+        volatile boolean paused;
 
         Member(int index, int port, Process process, boolean echo) {
             this.index = index;

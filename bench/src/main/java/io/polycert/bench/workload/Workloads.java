@@ -16,19 +16,8 @@ public final class Workloads {
      * @throws IllegalArgumentException naming what is wrong with {@code spec}
      */
     public static Workload fromSpec(String spec) {
-        int colon = spec.indexOf(':');
-        String name = (colon < 0 ? spec : spec.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
-        Map<String, String> p = new LinkedHashMap<>();
-        if (colon >= 0 && colon + 1 < spec.length()) {
-            for (String kv : spec.substring(colon + 1).split(",")) {
-                int eq = kv.indexOf('=');
-                if (eq <= 0) {
-                    throw new IllegalArgumentException("workload parameter '" + kv + "' is not name=value in '"
-                            + spec + "'");
-                }
-                p.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
-            }
-        }
+        String name = nameOf(spec);
+        Map<String, String> p = parametersOf(spec);
         switch (name) {
             case "bank": {
                 String conflicts = p.remove("conflicts");
@@ -44,6 +33,33 @@ public final class Workloads {
                 throw new IllegalArgumentException("unknown workload '" + name + "' in '" + spec
                         + "' (known: bank, stmbench7)");
         }
+    }
+
+    /** A spec's workload name, lower case: what precedes the colon. */
+    public static String nameOf(String spec) {
+        int colon = spec.indexOf(':');
+        return (colon < 0 ? spec : spec.substring(0, colon)).trim().toLowerCase(Locale.ROOT);
+    }
+
+    /**
+     * A spec's parameters, in order: the {@code name=value} pairs after the colon.
+     *
+     * @throws IllegalArgumentException if a pair is not {@code name=value}
+     */
+    public static Map<String, String> parametersOf(String spec) {
+        int colon = spec.indexOf(':');
+        Map<String, String> p = new LinkedHashMap<>();
+        if (colon >= 0 && colon + 1 < spec.length()) {
+            for (String kv : spec.substring(colon + 1).split(",")) {
+                int eq = kv.indexOf('=');
+                if (eq <= 0) {
+                    throw new IllegalArgumentException("workload parameter '" + kv + "' is not name=value in '"
+                            + spec + "'");
+                }
+                p.put(kv.substring(0, eq).trim(), kv.substring(eq + 1).trim());
+            }
+        }
+        return p;
     }
 
     /** The spec that {@link #fromSpec} turns back into an equal workload. */
