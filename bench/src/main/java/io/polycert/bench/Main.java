@@ -34,7 +34,8 @@ public final class Main {
                     + " schedules, histories checked for anomalies and lost commits");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (per replica in replicated commands; default 1, radargun 8, local ones 2)",
-            "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4)",
+            "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4); faults: member"
+                    + " processes, 3 to 5, or 0 for 3 to 5 picked by each schedule's seed (default 3)",
             "keys", "radargun: key counts, comma-separated (default 1000,100000)",
             "degrees", "radargun: replication degrees, comma-separated (default 2,4)",
             "level", "radargun, kv-spread: read-committed, repeatable-read, write-skew-check (radargun default) or"
@@ -226,7 +227,7 @@ public final class Main {
                     }
                     return io.polycert.bench.faults.FaultCampaign.run(d.withSeed(parsed.intValue("seed", 1, 0,
                             Integer.MAX_VALUE)).withSchedules(parsed.intValue("schedules", d.schedules(), 1, 100_000))
-                            .withMembers(parsed.intValue("replicas", d.members(), 3, 9)).withSeconds(parsed.intValue(
+                            .withMembers(parsed.intValue("replicas", d.members(), 0, 5)).withSeconds(parsed.intValue(
                                     "seconds", d.seconds(), 5, 86_400)).withFaults(types), out);
                 }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");

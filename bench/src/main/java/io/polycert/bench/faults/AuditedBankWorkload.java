@@ -1,6 +1,7 @@
 package io.polycert.bench.faults;
 
 import io.polycert.bench.workload.BankWorkload;
+import io.polycert.bench.workload.Workloads;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
@@ -15,7 +16,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SplittableRandom;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.stream.Stream;
 
@@ -35,8 +35,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
     private final int auditPercent;
     private final Path historyDir;
     private volatile int member = -1;
-    private volatile boolean quiesced;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ClientGate gate = new ClientGate();
     private final LongAdder audits = new LongAdder();
     private final LongAdder badAudits = new LongAdder();
     private final LongAdder transfers = new LongAdder();
@@ -58,8 +57,8 @@ public final class AuditedBankWorkload implements FaultWorkload {
 
     static AuditedBankWorkload fromParameters(Map<String, String> p) {
         String dir = p.remove("history");
-        return new AuditedBankWorkload(FaultWorkloads.intParam(p, "accounts", 100),
-                FaultWorkloads.intParam(p, "readSet", 1), FaultWorkloads.intParam(p, "audits", 20),
+        return new AuditedBankWorkload(Workloads.intParam(p, "accounts", 100),
+                Workloads.intParam(p, "readSet", 1), Workloads.intParam(p, "audits", 20),
                 dir == null || dir.isEmpty() ? null : Path.of(dir));
     }
 
@@ -107,11 +106,11 @@ public final class AuditedBankWorkload implements FaultWorkload {
         long expected = BankWorkload.INITIAL * accounts;
         SplittableRandom random = new SplittableRandom(slot.seed() ^ 0x5DEECE66DL);
         return () -> {
-            if (quiesced) {
+            if (gate.quiesced()) {
                 sleep(20);
                 return "idle";
             }
-            inFlight.incrementAndGet();
+            gate.enter();
             try {
                 if (random.nextInt(100) < auditPercent) {
                     long total = replica.stm().readOnly(() -> {
@@ -141,7 +140,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
                 sleep(10);
                 return "error";
             } finally {
-                inFlight.decrementAndGet();
+                gate.exit();
             }
         };
     }
@@ -207,20 +206,14 @@ public final class AuditedBankWorkload implements FaultWorkload {
         }
         switch (args[0]) {
             case "quiesce": {
-                long timeoutMs = args.length > 1 ? Long.parseLong(args[1]) : 10_000;
-                quiesced = true;
-                long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-                while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
-                return Integer.toString(inFlight.get());
+                return Integer.toString(gate.quiesce(args.length > 1 ? Long.parseLong(args[1]) : 10_000));
             }
             case "resume":
-                quiesced = false;
+                gate.resume();
                 return "";
             case "stats":
                 return audits.sum() + " " + badAudits.sum() + " " + transfers.sum() + " " + aborted.sum() + " "
-                        + errors.sum() + " " + inFlight.get();
+                        + errors.sum() + " " + gate.inFlight();
             default:
                 throw new IllegalArgumentException("unknown bank-audit command '" + args[0]
                         + "' (known: quiesce, resume, stats)");

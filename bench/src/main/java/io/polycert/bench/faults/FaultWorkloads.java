@@ -30,17 +30,4 @@ public final class FaultWorkloads {
         }
         return w;
     }
-
-    static int intParam(Map<String, String> p, String name, int defaultValue) {
-        String v = p.remove(name);
-        if (v == null) {
-            return defaultValue;
-        }
-        try {
-            return Integer.parseInt(v);
-        } catch (NumberFormatException e) {
-            throw new IllegalArgumentException("workload parameter " + name + " must be a whole number, was '" + v
-                    + "'");
-        }
-    }
 }

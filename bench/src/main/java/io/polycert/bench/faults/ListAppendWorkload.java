@@ -1,5 +1,6 @@
 package io.polycert.bench.faults;
 
+import io.polycert.bench.workload.Workloads;
 import io.polycert.core.Stm;
 import io.polycert.core.Transaction;
 import io.polycert.core.TransactionAbortedException;
@@ -51,8 +52,7 @@ public final class ListAppendWorkload implements FaultWorkload {
     private final Path historyDir;
 
     private volatile int member = -1;
-    private volatile boolean quiesced;
-    private final AtomicInteger inFlight = new AtomicInteger();
+    private final ClientGate gate = new ClientGate();
     private final AtomicInteger threadsStarted = new AtomicInteger();
     private final LongAdder invoked = new LongAdder();
     private final LongAdder committed = new LongAdder();
@@ -91,9 +91,9 @@ public final class ListAppendWorkload implements FaultWorkload {
     /** Builds one from spec parameters (removing those it takes). */
     static ListAppendWorkload fromParameters(Map<String, String> p) {
         String dir = p.remove("history");
-        return new ListAppendWorkload(FaultWorkloads.intParam(p, "keys", 10), FaultWorkloads.intParam(p,
-                "maxLength", 64), FaultWorkloads.intParam(p, "reads", 3), FaultWorkloads.intParam(p, "appends", 3),
-                FaultWorkloads.intParam(p, "dup", 10), dir == null || dir.isEmpty() ? null : Path.of(dir));
+        return new ListAppendWorkload(Workloads.intParam(p, "keys", 10), Workloads.intParam(p,
+                "maxLength", 64), Workloads.intParam(p, "reads", 3), Workloads.intParam(p, "appends", 3),
+                Workloads.intParam(p, "dup", 10), dir == null || dir.isEmpty() ? null : Path.of(dir));
     }
 
     @Override
@@ -221,7 +221,7 @@ public final class ListAppendWorkload implements FaultWorkload {
 
         @Override
         public String next() {
-            if (quiesced) {
+            if (gate.quiesced()) {
                 sleep(20);
                 return "idle";
             }
@@ -246,7 +246,7 @@ public final class ListAppendWorkload implements FaultWorkload {
                 planned.add(new History.Append(keyOf(slots[i]), id | nAppends));
             }
             int[] readSlots = Arrays.copyOfRange(slots, nAppends, nAppends + nReads);
-            inFlight.incrementAndGet();
+            gate.enter();
             invoked.increment();
             try {
                 if (writer != null) {
@@ -254,7 +254,7 @@ public final class ListAppendWorkload implements FaultWorkload {
                 }
                 return run(id, planned, appendSlots, readSlots);
             } finally {
-                inFlight.decrementAndGet();
+                gate.exit();
             }
         }
 
@@ -406,20 +406,14 @@ public final class ListAppendWorkload implements FaultWorkload {
         }
         switch (args[0]) {
             case "quiesce": {
-                long timeoutMs = args.length > 1 ? Long.parseLong(args[1]) : 10_000;
-                quiesced = true;
-                long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-                while (inFlight.get() > 0 && System.nanoTime() < deadline) {
-                    Thread.sleep(5);
-                }
-                return Integer.toString(inFlight.get());
+                return Integer.toString(gate.quiesce(args.length > 1 ? Long.parseLong(args[1]) : 10_000));
             }
             case "resume":
-                quiesced = false;
+                gate.resume();
                 return "";
             case "stats":
                 return invoked.sum() + " " + committed.sum() + " " + aborted.sum() + " " + unknown.sum() + " "
-                        + inFlight.get() + " " + threadsStarted.get();
+                        + gate.inFlight() + " " + threadsStarted.get();
             case "final-read": {
                 if (args.length != 3) {
                     throw new IllegalArgumentException("usage: workload final-read FILE MAXKEY");

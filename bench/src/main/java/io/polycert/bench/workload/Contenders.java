@@ -62,8 +62,18 @@ public final class Contenders {
                 }
                 return b.build();
             default:
-                throw new IllegalArgumentException("unknown protocol or oracle '" + name + "' (known: "
-                        + String.join(", ", NAMES) + ")");
+                checkKnown(name);
+                throw new AssertionError(name + " is known but has no oracle");
+        }
+    }
+
+    /**
+     * @throws IllegalArgumentException for an unknown name, listing the known ones
+     */
+    public static void checkKnown(String name) {
+        if (!NAMES.contains(name.toLowerCase(Locale.ROOT))) {
+            throw new IllegalArgumentException("unknown protocol or oracle '" + name + "' (known: "
+                    + String.join(", ", NAMES) + ")");
         }
     }
 

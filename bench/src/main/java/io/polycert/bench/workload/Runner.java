@@ -40,9 +40,7 @@ public final class Runner {
             if (contenders.isEmpty()) {
                 throw new IllegalArgumentException("no contenders to run");
             }
-            for (String c : contenders) {
-                Contenders.oracle(c, java.time.Duration.ofSeconds(1), null); // fails fast on unknown names
-            }
+            contenders.forEach(Contenders::checkKnown);
             if (threadsPerMember < 1 || rounds < 1 || !(seconds > 0) || warmupSeconds < 0 || settleSeconds < 0) {
                 throw new IllegalArgumentException("threads and rounds must be at least 1, seconds positive and"
                         + " warm-up not negative");

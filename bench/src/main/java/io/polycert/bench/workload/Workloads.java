@@ -73,7 +73,12 @@ public final class Workloads {
         return sb.toString();
     }
 
-    private static int intParam(Map<String, String> p, String name, int defaultValue) {
+    /**
+     * Takes parameter {@code name} out of {@code p} as a whole number, or {@code defaultValue} if absent.
+     *
+     * @throws IllegalArgumentException if it is not a whole number
+     */
+    public static int intParam(Map<String, String> p, String name, int defaultValue) {
         String v = p.remove(name);
         if (v == null) {
             return defaultValue;
