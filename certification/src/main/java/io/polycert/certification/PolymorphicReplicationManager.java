@@ -42,6 +42,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
+import org.slf4j.event.Level;
 
 /**
  * PolyCert's polymorphic replication manager: certifies every read-write transaction across the replicas with
@@ -75,7 +76,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte TX = 1;
     private static final byte VOTE = 2;
     private static final byte REPORT = 3;
-    private static final int STATE_FORMAT = 1;
+    private static final int STATE_FORMAT = 2;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
 
@@ -112,6 +113,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private volatile long headWaitingSince;
     /** Reports due while joining, before the group handle exists: sent on attach. */
     private final List<byte[]> reportsBeforeAttach = new java.util.concurrent.CopyOnWriteArrayList<>();
+    /** When input was last logged as dropped, and how much was dropped since (see {@link #dropped}). */
+    private long lastDropLogged;
+    private long droppedSinceLogged;
 
     private record TxKey(MemberId origin, long txId) {
     }
@@ -453,7 +457,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             }
         } catch (RuntimeException e) {
             // Every replica drops the same malformed message alike, so they stay in step.
-            LOG.warn("dropped a malformed commit message of {} bytes from {}: {}", payload.length, origin, e.toString());
+            dropped(Level.WARN, "a malformed commit message of " + payload.length + " bytes from " + origin, e);
         }
         drain();
     }
@@ -465,6 +469,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         Protocol protocol = Protocol.values()[p];
         long txId = in.readVarLong();
+        TxKey key = new TxKey(origin, txId);
+        if (queuedByKey.containsKey(key) || decided.containsKey(key)) {
+            // Delivered before (a member sending a commit again): a second entry for one transaction would make
+            // it wait for a vote forever. Every replica knows the same transactions (joiners get the decided ones
+            // with the state), so every one drops it alike.
+            throw new CodecException("a replay of " + key + ", which was delivered before");
+        }
         long snapshot = in.readVarLong();
         byte[] gossip = in.readBytes();
         if (gossip.length > 0 && !isSelf(origin)) {
@@ -472,7 +483,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 oracle.gossipReceived(gossip);
             } catch (RuntimeException e) {
                 // the transaction itself is fine: certify it like every other replica does
-                LOG.warn("dropped malformed oracle statistics from {}: {}", origin, e.toString());
+                dropped(Level.WARN, "malformed oracle statistics from " + origin, e);
             }
         }
         int n = in.readLength(9);
@@ -495,7 +506,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             bloom = BloomFilter.read(in);
         }
         int valuesOffset = payload.length - in.remaining();
-        TxKey key = new TxKey(origin, txId);
         LocalTx mine = isSelf(origin) ? local.get(txId) : null;
         if (mine != null && mine.broadcastNanos < 0) {
             mine.broadcastNanos = System.nanoTime() - mine.broadcastAt;
@@ -505,6 +515,15 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         queuedByKey.put(key, q);
         if (protocol == Protocol.VC && mine != null && !anyQueuedAheadWrites(q, mine.readIds)) {
             sendVote(q); // early validation: nothing ahead of it can invalidate what it read
+        } else if (protocol == Protocol.VC && mine == null && isSelf(origin)) {
+            // Ours, but this replica no longer has it (its thread stopped waiting, interrupted): only we can vote
+            // on it, or it would hold up the queue of every replica. Without its read-set, the vote is abort.
+            try {
+                group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(txId)
+                        .writeBoolean(false).toByteArray());
+            } catch (RuntimeException e) {
+                LOG.warn("could not broadcast the vote for {}: {}", key, e.toString());
+            }
         }
     }
 
@@ -556,6 +575,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             boolean commit = in.readBoolean();
             in.expectEnd();
             Queued q = queuedByKey.get(key);
+            if (q != null && q.protocol != Protocol.VC) {
+                // Only VC transactions take votes. Acting on this one where it happens to arrive, which differs from
+                // replica to replica, would let them decide the transaction differently.
+                throw new CodecException("a vote for " + key + ", which is certified by " + q.protocol);
+            }
             if (q != null && q.local != null && q.local.voteNanos < 0) {
                 q.local.voteNanos = System.nanoTime() - q.local.voteSentAt;
             }
@@ -569,7 +593,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 finish(q, false, AbortCause.CONFLICT, "its originator's validation failed");
             }
         } catch (RuntimeException e) {
-            LOG.warn("dropped a malformed vote from {}: {}", origin, e.toString());
+            dropped(Level.WARN, "a malformed vote from " + origin, e);
         }
         drain();
     }
@@ -653,7 +677,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 finish(q, false, AbortCause.REPLICA_LEFT, "its originator left before its vote was delivered");
             }
         } else if (decided.containsKey(key) && decided.get(key) != commit) {
-            LOG.error("resolution of {} decided {} but this replica decided {}", key, commit, decided.get(key));
+            // A report that contradicts what this replica decided (a report from a faulty or hostile member can
+            // name any transaction): rate-limited like other dropped input.
+            dropped(Level.ERROR, "the resolution of " + key + " (reports say " + (commit ? "commit" : "abort")
+                    + ")", "this replica decided " + (decided.get(key) ? "commit" : "abort"));
         }
     }
 
@@ -734,7 +761,19 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (q.local != null) {
             version = log.append(q.local.request); // our own boxes and values: nothing to decode
         } else {
-            version = log.append(resolveBoxes(q), decodeValues(q));
+            Object[] values;
+            try {
+                values = decodeValues(q); // before the written boxes are looked up, or created
+            } catch (RuntimeException e) {
+                // Certified, but its values do not decode (a malformed message, or a sender whose codec differs):
+                // every replica with this codec finds so at the same point, and drops it alike.
+                decided.put(q.key, false);
+                stats.remoteAborts.increment();
+                dropped(Level.WARN, "the commit of " + q.key + " (" + q.message.length + " bytes), whose values do not"
+                        + " decode", e);
+                return;
+            }
+            version = log.append(resolveBoxes(q), values);
             stats.remoteCommits.increment();
         }
         writes.committed(version, q.writeIds);
@@ -760,6 +799,23 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         in.expectEnd();
         return values;
+    }
+
+    /**
+     * Logs that input was dropped, at most once a second (delivery thread only) with a count of what was dropped
+     * meanwhile: a flood of malformed or hostile messages must not become a flood of log lines.
+     */
+    private void dropped(Level level, String what, Object cause) {
+        long now = System.nanoTime();
+        if (lastDropLogged != 0 && now - lastDropLogged < 1_000_000_000L) {
+            droppedSinceLogged++;
+            return;
+        }
+        lastDropLogged = now;
+        String also = droppedSinceLogged > 0 ? " (and " + droppedSinceLogged + " more dropped since the last warning)"
+                : "";
+        droppedSinceLogged = 0;
+        LOG.atLevel(level).log("[{}] dropped {}: {}{}", self, what, cause, also);
     }
 
     @Override
@@ -807,6 +863,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             o.writeVarLong(k.txId()).writeVarInt(reports.size());
             reports.forEach((m, s) -> o.writeLong(m.high()).writeLong(m.low()).writeString(m.name()).writeByte(s));
         });
+        o.writeVarInt(decided.size());
+        decided.forEach((k, v) -> o.writeLong(k.origin().high()).writeLong(k.origin().low())
+                .writeString(k.origin().name()).writeVarLong(k.txId()).writeBoolean(v));
         out.write(o.toByteArray());
     }
 
@@ -859,6 +918,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 map.put(new MemberId(in2.readLong(), in2.readLong(), in2.readString()), (int) in2.readByte());
             }
             resolutions.put(key, map);
+        }
+        int nd = in2.readLength(1);
+        for (int i = 0; i < nd; i++) {
+            MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
+            decided.put(new TxKey(origin, in2.readVarLong()), in2.readBoolean());
         }
         in2.expectEnd();
     }

@@ -40,6 +40,12 @@ public final class Stm implements AutoCloseable {
     private final java.util.function.Consumer<VBox<?>> boxListener;
     /** Each thread's current transaction and published snapshot. */
     private final ThreadLocal<Slot> slots = ThreadLocal.withInitial(this::newSlot);
+    /**
+     * How many transactions, of any STM, run on this thread. Thread-confined, so STMs stay independent; it only
+     * lets a box of one STM refuse to be used, outside its own STM's transaction, inside another STM's (where it
+     * would silently escape that transaction, and a put would even commit on its own).
+     */
+    private static final ThreadLocal<int[]> TRANSACTIONS_ON_THREAD = ThreadLocal.withInitial(() -> new int[1]);
     /** Every thread's slot, scanned by the collector for the oldest snapshot in use. */
     private final Queue<Slot> allSlots = new ConcurrentLinkedQueue<>();
     private final Log log = new Log();
@@ -118,6 +124,7 @@ public final class Stm implements AutoCloseable {
         if (tx != null) {
             return tx.readChecked(box);
         }
+        checkNoOtherTransaction(box);
         // Publish the snapshot like a transaction would, or the collector could cut the version we walk to.
         Slot slot = slots.get();
         VBox.Body body;
@@ -138,6 +145,7 @@ public final class Stm implements AutoCloseable {
         if (tx != null) {
             tx.writeChecked(box, value);
         } else {
+            checkNoOtherTransaction(box);
             atomic(() -> slots.get().current.writeChecked(box, value));
         }
     }
@@ -241,6 +249,7 @@ public final class Stm implements AutoCloseable {
         Slot slot = slots.get();
         ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot(slot));
         slot.current = tx;
+        TRANSACTIONS_ON_THREAD.get()[0]++;
         return tx;
     }
 
@@ -250,6 +259,7 @@ public final class Stm implements AutoCloseable {
         Slot slot = slots.get();
         ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot(slot));
         slot.current = tx;
+        TRANSACTIONS_ON_THREAD.get()[0]++;
         return tx;
     }
 
@@ -318,6 +328,13 @@ public final class Stm implements AutoCloseable {
         }
     }
 
+    private void checkNoOtherTransaction(VBox<?> box) {
+        if (TRANSACTIONS_ON_THREAD.get()[0] > 0) {
+            throw new IllegalArgumentException(box + " belongs to " + this + ", but this thread runs a transaction"
+                    + " of another STM: a box is read and written in its own STM's transactions only");
+        }
+    }
+
     private void checkNotInTransaction() {
         checkOpen();
         if (slots.get().current != null) {
@@ -345,6 +362,7 @@ public final class Stm implements AutoCloseable {
         slot.leave();
         if (slot.current == tx) {
             slot.current = null;
+            TRANSACTIONS_ON_THREAD.get()[0]--;
         }
         // Mostly counted per thread, so finishing a transaction rarely reads a line other threads write; the
         // global threshold covers threads that each run only a few transactions.

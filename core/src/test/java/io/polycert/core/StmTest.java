@@ -152,6 +152,29 @@ class StmTest {
     }
 
     @Test
+    void aBoxOfAnotherStmIsRefusedInsideATransactionThroughGetAndPut() {
+        Stm a = Stm.create();
+        Stm b = Stm.create();
+        VBox<Integer> inA = a.newBox(1);
+        VBox<Integer> inB = b.newBox(1);
+        // get and put would act on A outside B's transaction (and put would commit on A on its own)
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> b.atomic(() -> inA.put(2)));
+        assertTrue(e.getMessage().contains("another STM"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> b.atomic(() -> inB.put(inA.get())));
+        assertThrows(IllegalArgumentException.class, () -> b.readOnly(() -> inA.get()));
+        Transaction open = b.begin();
+        assertThrows(IllegalArgumentException.class, inA::get);
+        open.abort();
+        assertEquals(0, a.latestVersion(), "nothing committed on A");
+        assertEquals(0, b.latestVersion(), "nothing committed on B");
+        // once B's transactions ended, and inside A's own transaction nested in B's, A's box works
+        inA.put(3);
+        b.atomic(() -> a.atomic(() -> inA.put(inA.get() + 1)));
+        assertEquals(4, inA.get());
+        assertEquals(2, a.latestVersion());
+    }
+
+    @Test
     void readOnlyTransactionsDoNotAbortUnderConcurrentWrites() throws Exception {
         Stm stm = Stm.create();
         VBox<Integer> x = stm.newBox(0);

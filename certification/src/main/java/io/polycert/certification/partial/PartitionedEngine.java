@@ -629,7 +629,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private void admit(Remote r) {
+        if (remotes.containsKey(r.id) || decided.containsKey(r.id)) {
+            // Its sender multicast it again: applying an old write again would roll back what came after it. Every
+            // owner saw the first delivery at the same point of the order, so every one drops the replay alike.
+            drop(r.id.origin, "a replay of transaction " + r.id.seq + ", delivered before");
+            return;
+        }
         if (!level.certifies()) {
+            decided.put(r.id, true);
             apply(r);
             acknowledge(r);
             return;
@@ -649,6 +656,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             r.decided = true;
             r.commit = true;
             r.acknowledge = true;
+            decided.put(r.id, true); // remembered like voted ones, so that a replay is recognised
         }
         List<EarlyVote> early = earlyVotes.remove(r.id);
         if (early != null) {
@@ -868,6 +876,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (decided.containsKey(id)) {
             return; // rolled back before its prepare arrived
         }
+        if (remotes.containsKey(id)) {
+            drop(origin, "a second prepare of transaction " + tx.seq());
+            return;
+        }
         Remote r = new Remote(id, tx, t.ring);
         remotes.put(id, r);
         unfinished++;
@@ -919,6 +931,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onOutcome(MemberId origin, Message.Outcome outcome) {
+        if (protocol != CommitProtocol.TWO_PHASE_COMMIT) {
+            // Only two-phase commit sends outcomes; remembering one would make this member drop the transaction.
+            drop(origin, "an outcome of transaction " + outcome.seq() + ", but this group commits by total order");
+            return;
+        }
         TxId id = new TxId(origin, outcome.seq());
         Remote r = remotes.get(id);
         decided.put(id, outcome.commit());

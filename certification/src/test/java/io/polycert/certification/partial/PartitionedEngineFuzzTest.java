@@ -7,13 +7,9 @@ import static org.junit.jupiter.api.Assertions.fail;
 
 import io.polycert.core.AbortCause;
 import io.polycert.core.codec.CodecException;
-import io.polycert.core.group.GroupMember;
-import io.polycert.core.group.GroupStatistics;
 import io.polycert.core.group.MemberId;
-import io.polycert.core.group.View;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Collection;
 import java.util.List;
 import java.util.SplittableRandom;
 import org.junit.jupiter.api.Test;
@@ -27,53 +23,10 @@ class PartitionedEngineFuzzTest {
     private static final MemberId A = new MemberId(1, 1, "A");
     private static final MemberId B = new MemberId(2, 2, "B");
 
-    /** A group that records what the engine sends; the test delivers by hand. */
-    private static final class RecordingGroup implements GroupMember {
-        final List<byte[]> multicasts = new ArrayList<>();
-        final View view = new View(1, List.of(A, B), true);
-
-        @Override
-        public MemberId self() {
-            return A;
-        }
-
-        @Override
-        public View view() {
-            return view;
-        }
-
-        @Override
-        public void broadcast(byte[] payload) {
-            throw new UnsupportedOperationException("partial replication does not broadcast");
-        }
-
-        @Override
-        public void reliableBroadcast(byte[] payload) {
-        }
-
-        @Override
-        public synchronized void multicast(Collection<MemberId> destinations, byte[] payload) {
-            multicasts.add(payload);
-        }
-
-        @Override
-        public void send(MemberId destination, byte[] payload) {
-        }
-
-        @Override
-        public GroupStatistics statistics() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {
-        }
-    }
-
     @Test
     void malformedMessagesAreDroppedAndChangeNothing() {
         PartitionedEngine engine = PartitionedEngine.builder().identity(A).build();
-        RecordingGroup group = new RecordingGroup();
+        RecordingGroup group = new RecordingGroup(A, B);
         engine.attach(group); // proposes the rebalance of view 1
         engine.deliverMulticast(A, group.multicasts.get(0));
         engine.deliverDirect(B, Message.encode(new Message.Done(1, 0)));
