@@ -116,6 +116,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     /** When input was last logged as dropped, and how much was dropped since (see {@link #dropped}). */
     private long lastDropLogged;
     private long droppedSinceLogged;
+    /** While the transferred state is read: no votes go out (see {@link #sendVote}). */
+    private boolean installingState;
 
     private record TxKey(MemberId origin, long txId) {
     }
@@ -163,6 +165,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final LocalTx local;
         final long deliveredAt = System.nanoTime();
         boolean resolving;
+        /** Ours but no longer tracked here (see {@link #sendVote}): the abort vote went out. */
+        boolean untrackedVoteSent;
 
         Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
                 BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local) {
@@ -513,17 +517,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         Queued q = new Queued(key, protocol, snapshot, writeIds, created, readIds, bloom, payload, valuesOffset, mine);
         queue.addLast(q);
         queuedByKey.put(key, q);
-        if (protocol == Protocol.VC && mine != null && !anyQueuedAheadWrites(q, mine.readIds)) {
-            sendVote(q); // early validation: nothing ahead of it can invalidate what it read
-        } else if (protocol == Protocol.VC && mine == null && isSelf(origin)) {
-            // Ours, but this replica no longer has it (its thread stopped waiting, interrupted): only we can vote
-            // on it, or it would hold up the queue of every replica. Without its read-set, the vote is abort.
-            try {
-                group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(txId)
-                        .writeBoolean(false).toByteArray());
-            } catch (RuntimeException e) {
-                LOG.warn("could not broadcast the vote for {}: {}", key, e.toString());
-            }
+        // Early validation: nothing ahead of it can invalidate what it read.
+        if (protocol == Protocol.VC && (mine != null ? !anyQueuedAheadWrites(q, mine.readIds) : isSelf(origin))) {
+            sendVote(q);
         }
     }
 
@@ -547,17 +543,31 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
 
     /** The originator validates its VC transaction against what committed so far and broadcasts the vote. */
     private void sendVote(Queued q) {
-        LocalTx tx = q.local;
-        if (tx == null || tx.voteSent) {
-            return;
+        if (installingState) {
+            return; // the group may not take broadcasts yet: the drain after the install votes for the head
         }
-        tx.voteSent = true;
-        long validationStart = System.nanoTime();
-        boolean commit = q.snapshot >= writes.horizon() && log.firstStaleRead(tx.request) == null;
-        tx.validationNanos = System.nanoTime() - validationStart;
+        LocalTx tx = q.local;
+        boolean commit;
+        if (tx == null) {
+            if (!isSelf(q.key.origin()) || q.untrackedVoteSent) {
+                return;
+            }
+            // Ours, but this replica no longer tracks it (its thread stopped waiting): only we can vote on it, or
+            // it would hold up the queue of every replica. Without its read-set, the vote is abort.
+            q.untrackedVoteSent = true;
+            commit = false;
+        } else {
+            if (tx.voteSent) {
+                return;
+            }
+            tx.voteSent = true;
+            long validationStart = System.nanoTime();
+            commit = q.snapshot >= writes.horizon() && log.firstStaleRead(tx.request) == null;
+            tx.validationNanos = System.nanoTime() - validationStart;
+            tx.voteSentAt = System.nanoTime();
+        }
         ValueOutput out = new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(q.key.txId()).writeBoolean(commit);
         try {
-            tx.voteSentAt = System.nanoTime();
             group.reliableBroadcast(out.toByteArray());
         } catch (RuntimeException e) {
             LOG.warn("could not broadcast the vote for {}: {}", q.key, e.toString());
@@ -889,19 +899,36 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         for (int i = 0; i < n; i++) {
             values[i] = in2.readValue();
         }
-        if (version > 0) {
+        // A replica back from a minority view has a state of its own, a prefix of the group's: a minority commits
+        // nothing. The group's certifier state replaces its own, and its commits still waiting learn their outcome.
+        long mine = log.latestVersion();
+        if (version < mine) {
+            throw new IOException("the transferred state (version " + version + ") is older than this replica's ("
+                    + mine + ")");
+        }
+        if (version > mine) {
             log.installSnapshot(version, installed, values);
         }
         writes = WriteLog.read(in2, settings.writeLogWindow(), settings.writeLogMaxIds());
+        queue.clear();
+        queuedByKey.clear();
+        votes.clear();
+        resolutions.clear();
+        decided.clear();
         int queued = in2.readLength(1);
-        for (int i = 0; i < queued; i++) {
-            MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
-            byte[] message = in2.readBytes();
-            boolean resolving = in2.readBoolean();
-            ValueInput m = new ValueInput(codec, message, id -> null);
-            m.readByte();
-            enqueue(origin, message, m);
-            queue.peekLast().resolving = resolving;
+        installingState = true;
+        try {
+            for (int i = 0; i < queued; i++) {
+                MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
+                byte[] message = in2.readBytes();
+                boolean resolving = in2.readBoolean();
+                ValueInput m = new ValueInput(codec, message, id -> null);
+                m.readByte();
+                enqueue(origin, message, m);
+                queue.peekLast().resolving = resolving;
+            }
+        } finally {
+            installingState = false;
         }
         int nv = in2.readLength(1);
         for (int i = 0; i < nv; i++) {
@@ -925,6 +952,27 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             decided.put(new TxKey(origin, in2.readVarLong()), in2.readBoolean());
         }
         in2.expectEnd();
+        completeDecidedWhileAway(version);
+    }
+
+    /**
+     * Our commits that the group decided while this replica was cut off: their writes, if they committed, are in the
+     * installed state. Those it has not ordered yet stay waiting: the group layer sends them again.
+     */
+    private void completeDecidedWhileAway(long version) {
+        for (Map.Entry<Long, LocalTx> e : local.entrySet()) {
+            TxKey key = new TxKey(self, e.getKey());
+            Boolean commit = queuedByKey.containsKey(key) ? null : decided.get(key);
+            if (commit == null) {
+                continue;
+            }
+            if (commit) {
+                e.getValue().outcome.complete(version);
+            } else {
+                e.getValue().outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
+                        "the group aborted the transaction while this replica was cut off from it"));
+            }
+        }
     }
 
     // =====================================================================================================

@@ -47,8 +47,10 @@ public interface CommitLog {
     VBox<?> createBox(long id);
 
     /**
-     * Starts a replica that joins a running group from the group's state: installs the boxes' values as the
-     * given version, which becomes the latest. Only for an STM that has committed nothing yet.
+     * Installs the group's state, the boxes' values as of {@code version}, which must be newer than this STM's
+     * latest and becomes it: for a replica that joins a running group, or that comes back from a minority view
+     * (a minority commits nothing, so its state is a prefix of the group's). Transactions running on older
+     * snapshots keep reading them.
      */
     void installSnapshot(long version, VBox<?>[] boxes, Object[] values);
 }

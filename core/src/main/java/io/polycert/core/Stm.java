@@ -640,13 +640,15 @@ public final class Stm implements AutoCloseable {
             if (boxes.length != values.length) {
                 throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
             }
-            CommitRecord initial = latestRecord();
-            if (initial.version != 0 || initial.next() != null || version < 1) {
-                throw new IllegalStateException("a snapshot can only be installed into an STM that has committed"
-                        + " nothing (at " + initial.version + "), at a positive version (" + version + ")");
+            checkOwnBoxes(boxes);
+            // One record that writes every box: snapshots older than it keep reading the versions they read.
+            CommitRecord tail = helpWriteBackAll();
+            if (version <= tail.version) {
+                throw new IllegalStateException("a snapshot at version " + version + " cannot be installed over"
+                        + " version " + tail.version + ": it must be newer than what this STM committed");
             }
             CommitRecord snapshot = new CommitRecord(version, boxes, values);
-            if (!initial.tryAppend(snapshot)) {
+            if (!tail.tryAppend(snapshot)) {
                 throw new IllegalStateException("a transaction committed while the snapshot was installed");
             }
             helpWriteBackUpTo(snapshot);
@@ -657,17 +659,21 @@ public final class Stm implements AutoCloseable {
             if (boxes.length != values.length) {
                 throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
             }
-            for (VBox<?> box : boxes) {
-                if (box.stm != Stm.this) {
-                    throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to " + Stm.this);
-                }
-            }
+            checkOwnBoxes(boxes);
             for (;;) {
                 CommitRecord tail = helpWriteBackAll();
                 CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
                 if (tail.tryAppend(mine)) {
                     helpWriteBackUpTo(mine);
                     return mine.version;
+                }
+            }
+        }
+
+        private void checkOwnBoxes(VBox<?>[] boxes) {
+            for (VBox<?> box : boxes) {
+                if (box.stm != Stm.this) {
+                    throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to " + Stm.this);
                 }
             }
         }
