@@ -76,6 +76,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte TX = 1;
     private static final byte VOTE = 2;
     private static final byte REPORT = 3;
+    private static final byte VOTE_QUERY = 4;
+    /** How long the head of the queue waits for a vote before asking its originator to send it again. */
+    private static final long VOTE_QUERY_AFTER_NANOS = 1_000_000_000L;
     private static final int STATE_FORMAT = 2;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
@@ -167,6 +170,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         boolean resolving;
         /** Ours but no longer tracked here (see {@link #sendVote}): the abort vote went out. */
         boolean untrackedVoteSent;
+        /** When this replica last asked the originator for the vote (see {@link #askForVote}), or 0. */
+        long voteAskedAt;
 
         Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
                 BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local) {
@@ -608,6 +613,53 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         drain();
     }
 
+    /**
+     * Asks the originator of the head of the queue, a VC transaction, to send its vote again once the head has
+     * waited a while: votes go by reliable broadcast, which is not ordered with views or with state transfer, so a
+     * replica that joined (or came back from a minority) can miss one its queue waits for. The originator answers
+     * with what it decided; a transaction whose originator left is resolved in the total order instead.
+     */
+    private void askForVote(Queued head) {
+        long now = System.nanoTime();
+        if (head.resolving || isSelf(head.key.origin()) || now - head.deliveredAt < VOTE_QUERY_AFTER_NANOS
+                || (head.voteAskedAt != 0 && now - head.voteAskedAt < VOTE_QUERY_AFTER_NANOS)) {
+            return;
+        }
+        if (head.voteAskedAt == 0) {
+            LOG.info("[{}] {} has waited {} ms at the head of the certification queue for its vote: asking {}", self,
+                    head.key, (now - head.deliveredAt) / 1_000_000, head.key.origin());
+        }
+        head.voteAskedAt = now;
+        try {
+            group.send(head.key.origin(), new ValueOutput(codec, 12).writeByte(VOTE_QUERY)
+                    .writeVarLong(head.key.txId()).toByteArray());
+        } catch (RuntimeException e) {
+            LOG.debug("could not ask {} for its vote: {}", head.key.origin(), e.toString());
+        }
+    }
+
+    @Override
+    public void deliverDirect(MemberId origin, byte[] payload) {
+        try {
+            ValueInput in = new ValueInput(codec, payload, id -> null);
+            if (in.readByte() != VOTE_QUERY) {
+                throw new CodecException("not a vote query");
+            }
+            long txId = in.readVarLong();
+            in.expectEnd();
+            TxKey key = new TxKey(self, txId);
+            Boolean vote = decided.containsKey(key) ? decided.get(key) : votes.get(key);
+            Queued q = queuedByKey.get(key);
+            if (vote == null || (q != null && q.protocol != Protocol.VC)) {
+                return; // not voted yet (the vote will come), or nothing to vote on
+            }
+            group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(txId).writeBoolean(vote)
+                    .toByteArray());
+        } catch (RuntimeException e) {
+            dropped(Level.WARN, "a malformed vote query from " + origin, e);
+        }
+    }
+
     @Override
     public void viewInstalled(View newView, long position) {
         this.view = newView;
@@ -734,6 +786,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                         commit = votes.get(head.key);
                         if (commit == null) {
                             sendVote(head); // at the head all before it are decided: validate now
+                            askForVote(head);
                             return; // wait for the vote
                         }
                         why = "its originator's validation failed";
@@ -912,9 +965,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         writes = WriteLog.read(in2, settings.writeLogWindow(), settings.writeLogMaxIds());
         queue.clear();
         queuedByKey.clear();
-        votes.clear();
         resolutions.clear();
         decided.clear();
+        // Votes stay: they come by reliable broadcast, unordered with the state, and may have arrived before it.
         int queued = in2.readLength(1);
         installingState = true;
         try {
@@ -952,6 +1005,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             decided.put(new TxKey(origin, in2.readVarLong()), in2.readBoolean());
         }
         in2.expectEnd();
+        votes.keySet().removeIf(decided::containsKey); // arrived while the group decided them without us
         completeDecidedWhileAway(version);
     }
 

@@ -260,6 +260,11 @@ public final class Replica implements AutoCloseable {
         }
 
         @Override
+        public void deliverDirect(MemberId origin, byte[] payload) {
+            manager.deliverDirect(origin, payload);
+        }
+
+        @Override
         public void blocked(View view) {
             manager.blocked(view);
         }

@@ -6,37 +6,24 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.polycert.certification.BoxDirectory;
-import io.polycert.certification.CertificationSettings;
-import io.polycert.certification.PolymorphicReplicationManager;
-import io.polycert.core.Stm;
-import io.polycert.core.VBox;
+import io.polycert.certification.HandFedReplica;
 import io.polycert.core.codec.BoxResolver;
 import io.polycert.core.codec.CodecException;
 import io.polycert.core.codec.ValueCodec;
 import io.polycert.core.codec.ValueInput;
 import io.polycert.core.codec.ValueOutput;
 import io.polycert.core.codec.ValueSerializer;
-import io.polycert.core.group.GroupMember;
-import io.polycert.core.group.GroupStatistics;
 import io.polycert.core.group.MemberId;
-import io.polycert.core.group.View;
 import io.polycert.oracle.Protocol;
-import io.polycert.oracle.ProtocolOracle;
 import java.io.ByteArrayInputStream;
 import java.io.ByteArrayOutputStream;
 import java.io.ObjectInputStream;
 import java.io.ObjectOutputStream;
 import java.io.Serializable;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
-import java.util.Collection;
 import java.util.List;
-import java.util.Map;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.LongFunction;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -184,20 +171,22 @@ class GadgetDecodingTest {
         assertEquals(1, BUILT.get(), "only the known value was built");
 
         // 2. The same as the values of a commit a replica certifies: dropped, nothing applied, nothing built.
-        Replica replica = new Replica();
+        HandFedReplica replica = new HandFedReplica(SELF, List.of(SELF, OTHER), RECEIVER, Protocol.NVC);
         BUILT.set(0);
+        long txIds = 0;
         for (byte[] values : List.of(gadget, unknownToReceiver, knownThenGadget)) {
             long before = replica.stm.latestVersion();
-            byte[] commit = commit(++replica.txIds, replica.stm.latestVersion(), values);
-            assertDoesNotThrow(() -> replica.manager.deliverOrdered(Replica.OTHER, replica.txIds, commit));
+            long txId = ++txIds;
+            byte[] commit = commit(txId, replica.stm.latestVersion(), values);
+            assertDoesNotThrow(() -> replica.manager.deliverOrdered(OTHER, txId, commit));
             assertEquals(before, replica.stm.latestVersion(), "a commit with undecodable values was applied");
         }
         assertTrue(BUILT.get() <= 1, "built " + BUILT.get());
         // and the replica still applies a good one
-        replica.manager.deliverOrdered(Replica.OTHER, 99, commit(++replica.txIds, replica.stm.latestVersion(),
+        replica.manager.deliverOrdered(OTHER, 99, commit(++txIds, replica.stm.latestVersion(),
                 RECEIVER.toBytes(new Known(5))));
         assertEquals(1, replica.stm.latestVersion());
-        assertEquals(new Known(5), replica.stm.readOnly(() -> replica.directory.find(WRITTEN).get()));
+        assertEquals(new Known(5), replica.stm.readOnly(() -> replica.box(WRITTEN).get()));
 
         assertFalse(CANARY_LOADED.get(), "decoding loaded the gadget class");
         assertFalse(CANARY_FIRED.get());
@@ -209,6 +198,8 @@ class GadgetDecodingTest {
     }
 
     private static final long WRITTEN = 1234;
+    private static final MemberId SELF = new MemberId(1, 1, "self");
+    private static final MemberId OTHER = new MemberId(2, 2, "other");
 
     /** An NVC commit from the other member writing one new box with the given encoded value. */
     private static byte[] commit(long txId, long snapshot, byte[] values) {
@@ -219,94 +210,5 @@ class GadgetDecodingTest {
         out.writeVarInt(0); // reads nothing
         out.writeRaw(values, 0, values.length);
         return out.toByteArray();
-    }
-
-    /** One replica's STM and replication manager, fed by hand; its group only records what it is given. */
-    private static final class Replica {
-        static final MemberId SELF = new MemberId(1, 1, "self");
-        static final MemberId OTHER = new MemberId(2, 2, "other");
-        final Directory directory = new Directory();
-        final PolymorphicReplicationManager manager;
-        final Stm stm;
-        long txIds;
-
-        Replica() {
-            PolymorphicReplicationManager[] m = new PolymorphicReplicationManager[1];
-            stm = Stm.builder().strictCodec(RECEIVER).onBoxCreated(directory::register)
-                    .commitHandler(log -> m[0] = new PolymorphicReplicationManager(log, directory, RECEIVER,
-                            ProtocolOracle.always(Protocol.NVC), CertificationSettings.defaults()))
-                    .build();
-            manager = m[0];
-            manager.identity(SELF);
-            manager.attach(new RecordingGroup());
-            manager.viewInstalled(new View(1, List.of(SELF, OTHER), true), 0);
-        }
-    }
-
-    private static final class Directory implements BoxDirectory {
-        private final Map<Long, VBox<?>> boxes = new ConcurrentHashMap<>();
-
-        void register(VBox<?> box) {
-            boxes.putIfAbsent(box.id(), box);
-        }
-
-        @Override
-        public VBox<?> find(long id) {
-            return boxes.get(id);
-        }
-
-        @Override
-        public synchronized VBox<?> findOrCreate(long id, LongFunction<VBox<?>> create) {
-            VBox<?> b = boxes.get(id);
-            return b != null ? b : create.apply(id);
-        }
-
-        @Override
-        public Iterable<VBox<?>> all() {
-            return new ArrayList<>(boxes.values());
-        }
-    }
-
-    private static final class RecordingGroup implements GroupMember {
-        final List<byte[]> sent = new ArrayList<>();
-
-        @Override
-        public MemberId self() {
-            return Replica.SELF;
-        }
-
-        @Override
-        public View view() {
-            return new View(1, List.of(Replica.SELF, Replica.OTHER), true);
-        }
-
-        @Override
-        public void broadcast(byte[] payload) {
-            sent.add(payload);
-        }
-
-        @Override
-        public void reliableBroadcast(byte[] payload) {
-            sent.add(payload);
-        }
-
-        @Override
-        public void multicast(Collection<MemberId> destinations, byte[] payload) {
-            sent.add(payload);
-        }
-
-        @Override
-        public void send(MemberId destination, byte[] payload) {
-            sent.add(payload);
-        }
-
-        @Override
-        public GroupStatistics statistics() {
-            throw new UnsupportedOperationException();
-        }
-
-        @Override
-        public void close() {
-        }
     }
 }
