@@ -693,7 +693,7 @@ final class AtomicBroadcast {
         }
         // Only now may the layers above broadcast (TOM reports): each origin's messages must reach the order in
         // the order it sent them, because duplicates are recognised by origin sequence number.
-        engine.viewInstalled(view);
+        engine.viewInstalled(view, hasState);
         if (!hasState) {
             tryInstallState();
         }

@@ -138,14 +138,22 @@ final class GroupEngine {
 
     // ---- hooks from the layers ------------------------------------------------------------------------
 
-    void viewInstalled(View view) {
-        urb.onViewInstalled(view);
+    /**
+     * A primary view was installed. A member still waiting for the group's state delivers no reliable broadcast
+     * until it has it: acting on one (a vote) against its old state could decide what the group decided otherwise
+     * while it was away.
+     */
+    void viewInstalled(View view, boolean hasState) {
+        if (hasState) {
+            urb.onViewInstalled(view);
+        }
         tom.onViewInstalled(view);
     }
 
     /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
     void stateInstalled(View view) {
         tom.stateInstalled(view);
+        urb.onViewInstalled(view);
     }
 
     void viewBlocked(View view) {

@@ -129,6 +129,16 @@ final class ReliableBroadcast {
         for (Id id : relay) {
             engine.transport.multicast(message(id, messages.get(id).payload));
         }
+        // A message whose origin left may have been delivered there, on a majority of the previous view that
+        // includes at least one member of this one. What the members decide at this view about the origin's
+        // business (the application resolves its pending votes) must account for it, so every holder delivers it
+        // now, before the view reaches the application; the relay above brings it to the others.
+        for (Map.Entry<Id, Message> e : messages.entrySet()) {
+            Message m = e.getValue();
+            if (!m.delivered && m.payload != null && !installed.contains(e.getKey().origin)) {
+                deliver(e.getKey(), m);
+            }
+        }
         for (Map.Entry<Id, Message> e : new HashMap<>(messages).entrySet()) {
             check(e.getKey(), e.getValue());
         }
@@ -146,15 +156,19 @@ final class ReliableBroadcast {
                 }
             }
             if (count >= view.majority()) {
-                m.delivered = true;
-                delivered.add(id.origin, id.seq);
-                engine.countDelivery(m.payload.length);
-                engine.sink.reliable(id.origin, m.payload);
+                deliver(id, m);
             }
         }
         if (m.delivered && m.holders.containsAll(view.members())) {
             messages.remove(id);
         }
+    }
+
+    private void deliver(Id id, Message m) {
+        m.delivered = true;
+        delivered.add(id.origin, id.seq);
+        engine.countDelivery(m.payload.length);
+        engine.sink.reliable(id.origin, m.payload);
     }
 
     int held() {

@@ -29,6 +29,8 @@ final class RecordingSink implements DeliverySink {
     final List<String> direct = new ArrayList<>();
     boolean blocked;
     int statesInstalled;
+    /** Views, reliable deliveries and state installs in the order they happened. */
+    final List<String> events = new ArrayList<>();
 
     RecordingSink(SimNetwork.Node node, SimNetwork.History history) {
         this.node = node;
@@ -68,6 +70,7 @@ final class RecordingSink implements DeliverySink {
             position(position, "view" + view.epoch() + view.members());
         }
         views.add(view);
+        events.add("view " + view.epoch());
         blocked = false;
     }
 
@@ -78,6 +81,7 @@ final class RecordingSink implements DeliverySink {
             history.violations.add(node + " delivered reliable " + s + " twice");
         }
         reliable.add(s);
+        events.add("reliable " + s);
     }
 
     @Override
@@ -115,6 +119,7 @@ final class RecordingSink implements DeliverySink {
         hash = b.getLong();
         lastPosition = b.getLong();
         statesInstalled++;
+        events.add("state");
         then.run();
     }
 }
