@@ -99,6 +99,8 @@ final class AtomicBroadcast {
     private long nextDeliver = 1;
     private long receivedUpTo;
     private final Map<MemberId, Long> acked = new LinkedHashMap<>();
+    /** Members this coordinator asked to exclude in the current epoch for lagging (see {@link #excludeLaggards}). */
+    private final java.util.Set<MemberId> excluding = new java.util.HashSet<>();
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
     /**
@@ -292,6 +294,28 @@ final class AtomicBroadcast {
             heldByAll = Math.min(heldByAll, a);
         }
         log.discardUpTo(Math.min(heldByAll, nextDeliver - 1));
+        excludeLaggards();
+    }
+
+    /**
+     * The coordinator excludes a member that holds more than {@code maxLag} fewer entries than it ordered. The
+     * group delivers on a majority, so nothing else stops such a member (a lossy link) from falling ever further
+     * behind while it and everyone else keep what it has not acknowledged; it comes back through a merge and a
+     * state transfer.
+     */
+    private void excludeLaggards() {
+        if (!sequencer) {
+            return;
+        }
+        for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
+            MemberId m = e.getKey();
+            if (!m.equals(self) && receivedUpTo - e.getValue() > engine.settings.maxLag() && excluding.add(m)) {
+                engine.log.warn("{} holds {} of the {} entries ordered, more than {} behind: excluding it (it comes"
+                        + " back with the group's state)", m, e.getValue(), receivedUpTo,
+                        engine.settings.maxLag());
+                engine.transport.exclude(m);
+            }
+        }
     }
 
     /**
@@ -659,6 +683,7 @@ final class AtomicBroadcast {
         ambiguous.add(new Attempt(newBallot, members));
         mode = Mode.NORMAL;
         acked.clear();
+        excluding.clear();
         for (MemberId m : members) {
             acked.put(m, startSeq - 1);
         }

@@ -91,6 +91,18 @@ final class JGroupsTransport implements Transport, Receiver {
     }
 
     @Override
+    public void exclude(MemberId member) {
+        Address a = addresses.get(member);
+        org.jgroups.protocols.pbcast.GMS gms = channel.getProtocolStack()
+                .findProtocol(org.jgroups.protocols.pbcast.GMS.class);
+        if (a == null || gms == null) {
+            return;
+        }
+        // Straight to GMS, past failure detection's verification (the member is alive, only too far behind).
+        gms.up(new org.jgroups.Event(org.jgroups.Event.SUSPECT, java.util.List.of(a)));
+    }
+
+    @Override
     public void close() {
         channel.close();
     }

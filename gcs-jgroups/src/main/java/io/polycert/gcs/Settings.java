@@ -7,8 +7,11 @@ package io.polycert.gcs;
  *     intended cluster size so two halves started apart can never both found one)
  * @param tomVariant which Skeen variant collects proposals
  * @param maxOutstanding own broadcasts allowed undelivered before {@code broadcast} blocks
+ * @param maxLag ordered entries a member may hold fewer of than the coordinator ordered before the coordinator
+ *     excludes it (it comes back by state transfer): the group delivers on a majority, so without a bound a member
+ *     that falls behind (a lossy link) makes itself and everyone else buffer until their heaps run out
  */
-record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding) {
+record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding, int maxLag) {
 
     Settings {
         if (minimumMembers < 1) {
@@ -17,6 +20,15 @@ record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int 
         if (maxOutstanding < 1) {
             throw new IllegalArgumentException("maxOutstanding must be at least 1, was " + maxOutstanding);
         }
+        if (maxLag < 1) {
+            throw new IllegalArgumentException("maxLag must be at least 1, was " + maxLag);
+        }
+    }
+
+    static final int DEFAULT_MAX_LAG = 50_000;
+
+    Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding) {
+        this(minimumMembers, tomVariant, maxOutstanding, DEFAULT_MAX_LAG);
     }
 
     static Settings defaults() {

@@ -14,6 +14,12 @@ interface Transport {
 
     void multicast(byte[] message);
 
+    /**
+     * Asks the membership service to exclude a member of the current view as if it had failed (it comes back
+     * through a merge). Only the coordinator's request is acted on.
+     */
+    void exclude(MemberId member);
+
     void close();
 
     /** Receives from the transport, on any thread. */

@@ -201,6 +201,26 @@ class JGroupsGroupTest {
         assertSameHistory(List.of(a, b, c));
     }
 
+    /** What the coordinator does with a member too far behind: GMS excludes it, and it merges back. */
+    @Test
+    void aMemberExcludedByTheCoordinatorComesBackThroughAMerge() throws Exception {
+        RecordingMember a = join("A", stack());
+        RecordingMember b = join("B", stack());
+        RecordingMember c = join("C", stack());
+        a.broadcast("before");
+        Await.until("before", () -> a.count == 1 && b.count == 1 && c.count == 1);
+        a.group.engine().transport.exclude(c.group.self());
+        Await.until("A and B without C", () -> b.views.get(b.views.size() - 1).size() == 2);
+        for (int i = 0; i < 20; i++) {
+            b.broadcast("during-" + i);
+        }
+        Await.until("C back and caught up", () -> c.count == 21 && c.views.get(c.views.size() - 1).size() == 3
+                && !c.blocked);
+        c.broadcast("after");
+        Await.until("after", () -> a.count == 22 && b.count == 22 && c.count == 22);
+        assertSameHistory(List.of(a, b, c));
+    }
+
     @Test
     void multicastDeliversInOneOrderToItsDestinationsOnly() throws Exception {
         for (TomVariant variant : TomVariant.values()) {

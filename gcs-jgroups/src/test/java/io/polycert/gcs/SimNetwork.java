@@ -23,6 +23,8 @@ final class SimNetwork {
     private long viewIds;
     private int idCounter;
     final History history = new History();
+    /** Members a coordinator asked to exclude, in order. */
+    final List<MemberId> excludeRequests = new ArrayList<>();
 
     SimNetwork(long seed, Settings settings) {
         this.random = new Random(seed);
@@ -75,6 +77,16 @@ final class SimNetwork {
             for (MemberId m : view.members()) {
                 send(m, message);
             }
+        }
+
+        /** As GMS would: the others get a view without it; it keeps its own until the test heals the group. */
+        @Override
+        public void exclude(MemberId member) {
+            Node target = node(member);
+            excludeRequests.add(member);
+            List<Node> rest = new ArrayList<>(alive(partition));
+            rest.remove(target);
+            partition(List.of(List.of(target), rest));
         }
 
         @Override

@@ -221,6 +221,38 @@ class SimulatedAtomicBroadcastTest {
     }
 
     @Test
+    void aMemberTooFarBehindIsExcludedAndComesBackWithTheState() {
+        for (long seed = 1; seed <= 10; seed++) {
+            SimNetwork net = new SimNetwork(seed, new Settings(1, TotalOrderMulticast.Variant.DECENTRALIZED, 20_000,
+                    20));
+            List<SimNetwork.Node> nodes = List.of(net.add("A"), net.add("B"), net.add("C"));
+            net.installView(nodes);
+            net.runUntilQuiet();
+            SimNetwork.Node a = nodes.get(0);
+            SimNetwork.Node c = nodes.get(2);
+            c.deafTo.add(a.index); // C hears nothing: A and B, a majority, go on without it
+            c.deafTo.add(nodes.get(1).index);
+            for (int i = 0; i < 50; i++) {
+                net.broadcast(a, "m" + i);
+                net.run(20);
+            }
+            net.runUntilQuiet();
+            assertEquals(List.of(c.id), net.excludeRequests, "seed " + seed + ": A excluded C once");
+            assertEquals(50, a.sink.count, "seed " + seed);
+            assertEquals(0, c.sink.count, "seed " + seed);
+            c.deafTo.clear();
+            net.heal(a);
+            net.runUntilQuiet();
+            assertTrue(c.sink.statesInstalled > 0, "seed " + seed + ": C came back with the state");
+            assertEquals(a.sink.hash, c.sink.hash, "seed " + seed);
+            net.broadcast(c, "after");
+            net.runUntilQuiet();
+            assertEquals(51, c.sink.count, "seed " + seed);
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        }
+    }
+
+    @Test
     void malformedMessagesAreDroppedAndCounted() {
         SimNetwork net = founded(9, 3);
         SimNetwork.Node a = net.nodes.get(0);
