@@ -167,4 +167,28 @@ class MinorityRejoinTest {
         await("C applied all the others did", () -> c.stm().latestVersion() == a.stm().latestVersion()
                 && b.stm().latestVersion() == a.stm().latestVersion(), 20_000);
     }
+
+    @Test
+    void theCoordinatorCutOffRejoinsWhenThePartitionHeals() throws Exception {
+        String cluster = "minority-coord-" + UUID.randomUUID();
+        GroupStack stack = GroupStack.embedded().failureDetection(Duration.ofMillis(1000)).faultInjection();
+        for (String name : List.of("A", "B", "C")) {
+            replicas.add(Replica.builder(cluster).memberName(name).stack(stack).minimumMembers(name.equals("A") ? 1 : 2)
+                    .start());
+        }
+        Replica a = replicas.get(0);
+        Replica b = replicas.get(1);
+        Replica c = replicas.get(2);
+        a.stm().atomic(() -> a.<Long>root("x").put(1L));
+        await("all applied", () -> c.stm().latestVersion() == 1 && b.stm().latestVersion() == 1, 10_000);
+        for (int round = 0; round < 2; round++) {
+            cutOff(a, b, c);
+            long round2 = round + 2;
+            b.stm().atomic(() -> b.<Long>root("x").put(round2));
+            heal();
+            await("A back", () -> a.view().primary() && a.view().size() == 3 && b.view().size() == 3, 30_000);
+            await("A caught up", () -> a.stm().latestVersion() == b.stm().latestVersion(), 10_000);
+            assertDoesNotThrow(() -> a.stm().atomic(() -> a.<Long>root("y").put(round2)), "A commits again");
+        }
+    }
 }
