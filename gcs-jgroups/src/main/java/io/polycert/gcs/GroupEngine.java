@@ -156,6 +156,11 @@ final class GroupEngine {
         urb.onViewInstalled(view);
     }
 
+    /** Periodic check, with the current {@link System#nanoTime()} (see {@link AtomicBroadcast#tick}). */
+    void tick(long now) {
+        ab.tick(now);
+    }
+
     void viewBlocked(View view) {
         urb.suspend();
         tom.cutOff();

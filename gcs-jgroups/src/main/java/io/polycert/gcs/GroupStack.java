@@ -122,6 +122,11 @@ public final class GroupStack {
                 failureTimeout, faultInjection, delay);
     }
 
+    /** The failure-detection timeout, or null for a stack from XML (whose own settings apply). */
+    Duration failureTimeout() {
+        return failureTimeout;
+    }
+
     /** How long a member may stay silent before it is suspected and excluded. */
     public GroupStack failureDetection(Duration timeout) {
         if (timeout.toMillis() < 100) {

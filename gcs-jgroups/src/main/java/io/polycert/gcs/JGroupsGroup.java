@@ -43,6 +43,7 @@ public final class JGroupsGroup implements GroupMember {
     private final String name;
     private volatile View view;
     private volatile boolean closed;
+    private volatile java.util.concurrent.Future<?> ticks;
     private final CompletableFuture<View> firstPrimaryView = new CompletableFuture<>();
 
     private JGroupsGroup(Builder b) throws Exception {
@@ -65,7 +66,8 @@ public final class JGroupsGroup implements GroupMember {
         this.delivery = b.inlineDelivery ? new InlineDelivery(b.listener, b.stateHandler, beforeListener, onView)
                 : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView);
         this.engine = new GroupEngine(self, transport, delivery,
-                new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding), loop);
+                new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding, Settings.DEFAULT_MAX_LAG,
+                        stallNanos(b.stack)), loop);
         engine.onOwnDelivered(window::release);
         transport.handler(new Transport.Handler() {
             @Override
@@ -81,6 +83,9 @@ public final class JGroupsGroup implements GroupMember {
         loop.start(engine);
         try {
             transport.connect(b.cluster);
+            long every = Math.max(100, TimeUnit.NANOSECONDS.toMillis(stallNanos(b.stack)) / 4);
+            ticks = channel.getProtocolStack().getTransport().getTimer().scheduleWithFixedDelay(
+                    () -> loop.execute(() -> engine.tick(System.nanoTime())), every, every, TimeUnit.MILLISECONDS);
             firstPrimaryView.get(b.joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
         } catch (TimeoutException e) {
             close();
@@ -94,6 +99,12 @@ public final class JGroupsGroup implements GroupMember {
             close();
             throw e;
         }
+    }
+
+    /** Three failure-detection timeouts: see {@link Settings#stallNanos()}. */
+    private static long stallNanos(GroupStack stack) {
+        Duration fd = stack.failureTimeout();
+        return fd == null ? Settings.DEFAULT_STALL_NANOS : 3 * fd.toNanos();
     }
 
     /**
@@ -256,6 +267,10 @@ public final class JGroupsGroup implements GroupMember {
             return;
         }
         closed = true;
+        java.util.concurrent.Future<?> t = ticks;
+        if (t != null) {
+            t.cancel(false);
+        }
         transport.close();
         loop.stop();
         if (delivery instanceof DeliveryThread thread) {

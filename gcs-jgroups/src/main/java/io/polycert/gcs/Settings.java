@@ -10,8 +10,12 @@ package io.polycert.gcs;
  * @param maxLag ordered entries a member may hold fewer of than the coordinator ordered before the coordinator
  *     excludes it (it comes back by state transfer): the group delivers on a majority, so without a bound a member
  *     that falls behind (a lossy link) makes itself and everyone else buffer until their heaps run out
+ * @param stallNanos how long a coordinator with entries outstanding may go without any acknowledgement before it
+ *     concludes the others have excluded it (a coordinator stopped with SIGSTOP wakes up in a view nobody else
+ *     has, which nothing else would make it leave) and excludes them in turn, to merge back
  */
-record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding, int maxLag) {
+record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding, int maxLag,
+        long stallNanos) {
 
     Settings {
         if (minimumMembers < 1) {
@@ -23,12 +27,16 @@ record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int 
         if (maxLag < 1) {
             throw new IllegalArgumentException("maxLag must be at least 1, was " + maxLag);
         }
+        if (stallNanos < 1) {
+            throw new IllegalArgumentException("stallNanos must be positive, was " + stallNanos);
+        }
     }
 
     static final int DEFAULT_MAX_LAG = 50_000;
+    static final long DEFAULT_STALL_NANOS = 30_000_000_000L;
 
     Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding) {
-        this(minimumMembers, tomVariant, maxOutstanding, DEFAULT_MAX_LAG);
+        this(minimumMembers, tomVariant, maxOutstanding, DEFAULT_MAX_LAG, DEFAULT_STALL_NANOS);
     }
 
     static Settings defaults() {

@@ -43,6 +43,7 @@ final class SimNetwork {
         boolean crashed;
         int partition;
         final java.util.Set<Integer> deafTo = new java.util.HashSet<>();
+        final java.util.Set<MemberId> excludedByMe = new java.util.HashSet<>();
         boolean dirty;
 
         Node(String name) {
@@ -79,14 +80,22 @@ final class SimNetwork {
             }
         }
 
-        /** As GMS would: the others get a view without it; it keeps its own until the test heals the group. */
+        /**
+         * As GMS at a coordinator would: the members still in this member's view get one without the excluded (and
+         * without those it excluded before); the excluded keep theirs until the test heals the group.
+         */
         @Override
         public void exclude(MemberId member) {
-            Node target = node(member);
             excludeRequests.add(member);
-            List<Node> rest = new ArrayList<>(alive(partition));
-            rest.remove(target);
-            partition(List.of(List.of(target), rest));
+            excludedByMe.add(member);
+            List<MemberId> ids = new ArrayList<>(view.members());
+            ids.removeAll(excludedByMe);
+            TransportView v = new TransportView(++viewIds, ids.get(0), ids);
+            for (Node n : nodes) {
+                if (ids.contains(n.id) && n.view != null && n.view.equals(view)) {
+                    n.views.add(v);
+                }
+            }
         }
 
         @Override

@@ -224,7 +224,7 @@ class SimulatedAtomicBroadcastTest {
     void aMemberTooFarBehindIsExcludedAndComesBackWithTheState() {
         for (long seed = 1; seed <= 10; seed++) {
             SimNetwork net = new SimNetwork(seed, new Settings(1, TotalOrderMulticast.Variant.DECENTRALIZED, 20_000,
-                    20));
+                    20, Settings.DEFAULT_STALL_NANOS));
             List<SimNetwork.Node> nodes = List.of(net.add("A"), net.add("B"), net.add("C"));
             net.installView(nodes);
             net.runUntilQuiet();
@@ -248,6 +248,40 @@ class SimulatedAtomicBroadcastTest {
             net.broadcast(c, "after");
             net.runUntilQuiet();
             assertEquals(51, c.sink.count, "seed " + seed);
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        }
+    }
+
+    /**
+     * A coordinator the others excluded while it was stopped wakes up in a view nobody else has: once it has
+     * heard no acknowledgement for the stall timeout, it excludes the silent members, finds itself alone (a
+     * minority) and comes back when the group heals.
+     */
+    @Test
+    void aCoordinatorLeftInAViewOfItsOwnExcludesTheSilentAndComesBack() {
+        for (long seed = 1; seed <= 10; seed++) {
+            SimNetwork net = founded(seed, 3);
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node b = net.nodes.get(1);
+            SimNetwork.Node c = net.nodes.get(2);
+            net.broadcast(a, "before");
+            net.runUntilQuiet();
+            net.installView(List.of(b, c)); // B and C excluded A; A did not notice
+            net.runUntilQuiet();
+            net.broadcast(b, "without-a");
+            net.broadcast(a, "stuck");
+            net.runUntilQuiet();
+            assertEquals(1, a.sink.count, "seed " + seed + ": A delivers nothing without acknowledgements");
+            a.engine.tick(System.nanoTime()); // not stalled long enough yet
+            assertTrue(net.excludeRequests.isEmpty(), "seed " + seed);
+            a.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
+            net.runUntilQuiet();
+            assertEquals(List.of(b.id, c.id), net.excludeRequests, "seed " + seed);
+            assertTrue(a.sink.blocked, "seed " + seed + ": A alone is a minority");
+            net.heal(b);
+            net.runUntilQuiet();
+            assertFalse(a.sink.blocked, "seed " + seed);
+            assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
             assertNoViolations(GroupChecks.atomicBroadcast(net));
         }
     }
