@@ -743,34 +743,48 @@ public final class FaultCampaign {
 
         /**
          * Partial replication's {@link #awaitApplying}: waits until every member holds what it owns under the
-         * newest placement (no rebalance under way); replaces those that do not within 20 s (liveness failures).
+         * newest placement (no rebalance under way). A rebalance completes only once every member took part, so
+         * when one stays at an older placement the others wait for it: only that one is replaced (a liveness
+         * failure), and the others are given another 20 s. Replacing the members that wait as well would lose
+         * every key whose owners are all replaced before the rebalance moved it.
          */
         void awaitPlacement(boolean startLoad) throws InterruptedException {
-            long start = System.nanoTime();
-            Map<Integer, String> placements = new LinkedHashMap<>();
-            List<Integer> behind = new ArrayList<>(cluster.live());
-            long newest = 0;
-            while (!behind.isEmpty() && (System.nanoTime() - start) / 1_000_000 < 20_000) {
-                newest = 0;
-                for (int i : cluster.live()) { // EPOCH READY OWNEDKEYS
-                    placements.put(i, cluster.command(i, "placement"));
-                    newest = Math.max(newest, Long.parseLong(placements.get(i).split(" ")[0]));
-                }
-                behind = new ArrayList<>();
-                for (int i : cluster.live()) {
-                    String[] p = placements.get(i).split(" ");
-                    if (Long.parseLong(p[0]) < newest || !p[1].equals("true")) {
-                        behind.add(i);
+            for (int round = 0; round < 3; round++) {
+                long start = System.nanoTime();
+                Map<Integer, String> placements = new LinkedHashMap<>();
+                long newest = 0;
+                List<Integer> older = new ArrayList<>();
+                List<Integer> unready = new ArrayList<>();
+                do {
+                    if (!older.isEmpty() || !unready.isEmpty()) {
+                        Thread.sleep(POLL_MS);
                     }
+                    newest = 0;
+                    for (int i : cluster.live()) { // EPOCH READY OWNEDKEYS
+                        placements.put(i, cluster.command(i, "placement"));
+                        newest = Math.max(newest, Long.parseLong(placements.get(i).split(" ")[0]));
+                    }
+                    older.clear();
+                    unready.clear();
+                    for (int i : cluster.live()) {
+                        String[] p = placements.get(i).split(" ");
+                        if (Long.parseLong(p[0]) < newest) {
+                            older.add(i);
+                        } else if (!p[1].equals("true")) {
+                            unready.add(i);
+                        }
+                    }
+                } while ((!older.isEmpty() || !unready.isEmpty()) && (System.nanoTime() - start) / 1_000_000 < 20_000);
+                if (older.isEmpty() && unready.isEmpty()) {
+                    return;
                 }
-                if (!behind.isEmpty()) {
-                    Thread.sleep(POLL_MS);
+                for (int i : older.isEmpty() ? unready : older) {
+                    failure("r" + i + (older.isEmpty() ? " does not finish rebalancing" : " stays at an older placement"
+                            + " while the others wait for it to rebalance") + " (its placement " + placements.get(i)
+                            + ", the newest epoch " + newest + ", all: " + placements + "; view " + cluster.command(i,
+                            "view") + ")" + errorsOf(i));
+                    replace(i, startLoad);
                 }
-            }
-            for (int i : behind) {
-                failure("r" + i + " does not finish rebalancing (placement " + placements.get(i) + ", the newest"
-                        + " epoch is " + newest + "; view " + cluster.command(i, "view") + ")" + errorsOf(i));
-                replace(i, startLoad);
             }
         }
 
