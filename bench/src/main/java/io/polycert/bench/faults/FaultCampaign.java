@@ -963,6 +963,11 @@ public final class FaultCampaign {
             String evidence = "minority " + minority + (seen >= 0 ? " installed a minority view (" + minorityView
                     + ") after " + seen + " ms" : " never installed a minority view (" + minorityView + ")")
                     + ", majority view " + majorityView + ", minority view log " + views;
+            if (partial && minority.size() >= options.degree()) {
+                // Not hidden, only explained: such keys are lost by design, like degree members crashing at once.
+                evidence += "; the minority is as large as the replication degree (" + options.degree() + "), so keys"
+                        + " owned only by its members exceed the tolerance of degree - 1 failures";
+            }
             long reform = awaitReformed(heal, 12_000 + 3 * fd);
             long commit = reform < 0 ? -1 : awaitCommit(minority.get(0), before, heal, 20_000);
             return new EventResult(e, seen >= 0, evidence, reform, commit);
