@@ -33,8 +33,8 @@ import java.util.stream.Stream;
  * the group takes to recover; then heal everything, wait for the group to reform with every member, quiesce the
  * clients, wait until every member applied everything (partial replication: until every member holds what it owns
  * under one placement, and every key's owners agree on its version and value), read every key at every member,
- * compare digests, and check the history. A schedule is reproduced by its seed ({@code --seed SEED --schedules 1} with the same
- * members, fault types, workloads and seconds).
+ * compare digests, and check the history. A schedule is reproduced by its seed ({@code --seed SEED --schedules 1}
+ * with the same members, fault types, workloads, replication and seconds).
  *
  * <pre>{@code
  * int status = FaultCampaign.run(FaultCampaign.Options.defaults().withSchedules(6), System.out);
@@ -369,7 +369,8 @@ public final class FaultCampaign {
         for (ScheduleResult r : report.runs()) {
             if (!r.clean()) {
                 out.println("schedule " + r.schedule().seed() + " (" + r.schedule().type().label() + ", "
-                        + r.schedule().workload() + ", " + r.replication() + "): " + (r.error() != null ? "error: " + r.error() : "")
+                        + r.schedule().workload() + ", " + r.replication() + "): "
+                        + (r.error() != null ? "error: " + r.error() : "")
                         + (r.anomalies().isEmpty() ? "" : r.anomalies().size() + " anomalies")
                         + (r.failures().isEmpty() ? "" : " " + r.failures().size() + " liveness failures")
                         + (r.historyDir() != null ? "; history in " + r.historyDir() : ""));
