@@ -56,6 +56,9 @@ public final class Main {
             "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0)",
             "schedules", "faults: randomized fault schedules to run (default 3)",
             "faults", "faults: fault types, comma-separated (default kill,pause,partition,loss,delay,join)",
+            "replication", "faults: full (default), partial, or mixed (each schedule's seed picks full or partial)",
+            "protocol", "faults: partial replication's commit protocol, total-order (default) or two-phase-commit",
+            "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1)",
@@ -225,10 +228,18 @@ public final class Main {
                         types.add(io.polycert.bench.faults.FaultSchedule.Type.valueOf(t.toUpperCase(
                                 java.util.Locale.ROOT)));
                     }
+                    String replication = oneOf(parsed, "replication", "full", "partial", "mixed");
+                    java.util.List<io.polycert.bench.faults.Replication> replications = replication.equals("mixed")
+                            ? java.util.List.of(io.polycert.bench.faults.Replication.values())
+                            : java.util.List.of(io.polycert.bench.faults.Replication.fromName(replication));
+                    String protocol = oneOf(parsed, "protocol", "total-order", "two-phase-commit");
+                    int members = parsed.intValue("replicas", d.members(), 0, 5);
+                    int degree = parsed.intValue("degree", d.degree(), 1, members == 0 ? 3 : Math.min(3, members));
                     return io.polycert.bench.faults.FaultCampaign.run(d.withSeed(parsed.intValue("seed", 1, 0,
                             Integer.MAX_VALUE)).withSchedules(parsed.intValue("schedules", d.schedules(), 1, 100_000))
-                            .withMembers(parsed.intValue("replicas", d.members(), 0, 5)).withSeconds(parsed.intValue(
-                                    "seconds", d.seconds(), 5, 86_400)).withFaults(types), out);
+                            .withMembers(members).withSeconds(parsed.intValue("seconds", d.seconds(), 5, 86_400))
+                            .withFaults(types).withReplications(replications).withProtocol(
+                                    io.polycert.bench.faults.Replication.protocol(protocol)).withDegree(degree), out);
                 }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }
@@ -256,6 +267,16 @@ public final class Main {
         } catch (IllegalArgumentException e) {
             throw new Args.UsageException(e.getMessage());
         }
+    }
+
+    /** The value of option {@code name}: one of {@code allowed}, the first by default. */
+    private static String oneOf(Args parsed, String name, String... allowed) throws Args.UsageException {
+        String v = parsed.string(name, allowed[0]);
+        if (!java.util.List.of(allowed).contains(v)) {
+            throw new Args.UsageException("--" + name + " must be one of " + String.join(", ", allowed) + ", was '"
+                    + v + "'");
+        }
+        return v;
     }
 
     private static boolean booleanValue(Args parsed, String name, boolean defaultValue) throws Args.UsageException {

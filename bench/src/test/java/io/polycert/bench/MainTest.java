@@ -36,6 +36,16 @@ class MainTest {
     }
 
     @Test
+    void badFaultCampaignReplicationOptionsExitWithStatus2() {
+        assertEquals(2, run("faults", "--replication", "half"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--replication must be one of full, partial, mixed"));
+        assertEquals(2, run("faults", "--replication", "partial", "--protocol", "paxos"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--protocol must be one of"));
+        assertEquals(2, run("faults", "--replication", "partial", "--degree", "4"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--degree must be between 1 and 3"));
+    }
+
+    @Test
     void localDemoRunsAndChecksTheInvariant() {
         assertEquals(0, run("local-demo", "--seconds", "0.3", "--accounts", "50"));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("invariant holds"));

@@ -1,5 +1,6 @@
 package io.polycert.bench.faults;
 
+import io.polycert.bench.faults.FaultStore.Register;
 import io.polycert.bench.workload.BankWorkload;
 import io.polycert.bench.workload.Workloads;
 import io.polycert.core.TransactionAbortedException;
@@ -26,9 +27,17 @@ import java.util.stream.Stream;
  * write, to {@code audit-m<MEMBER>-p<PID>.log} in the history directory (line {@code BAD NANOS TOTAL EXPECTED}),
  * so it survives the member being killed.
  *
+ * <p>Over full replication the transfers and accounts are the {@link BankWorkload}'s (a box array, transfers
+ * retried by the STM). Over partial replication each account is a register {@code bank-I} of the store (so
+ * accounts spread over their owners) and each transfer is one attempt: it reads {@code readSet} consecutive
+ * accounts from a random start, then moves 1 between two random accounts.
+ *
  * <p>Spec: {@code bank-audit:accounts=100,readSet=1,audits=20[,history=DIR]}.
  */
 public final class AuditedBankWorkload implements FaultWorkload {
+    /** Register name prefix of the accounts under partial replication. */
+    public static final String ACCOUNT_PREFIX = "bank-";
+
     private final BankWorkload bank;
     private final int accounts;
     private final int readSet;
@@ -90,21 +99,119 @@ public final class AuditedBankWorkload implements FaultWorkload {
     }
 
     @Override
-    public void populate(Replica replica) {
-        bank.populate(replica);
+    public void populate(FaultStore store) {
+        if (store instanceof ReplicaFaultStore) {
+            bank.populate(((ReplicaFaultStore) store).replica());
+            return;
+        }
+        List<Register<Long>> all = registers(store);
+        store.untilCommitted(false, 100, () -> {
+            all.forEach(a -> a.put(BankWorkload.INITIAL));
+            return null;
+        });
+    }
+
+    /** Under partial replication: every account can be read here (its owners applied the populating commit). */
+    @Override
+    public boolean populated(FaultStore store) {
+        if (store instanceof ReplicaFaultStore) {
+            return true; // the harness waits for the populating version instead
+        }
+        List<Register<Long>> all = registers(store);
+        return store.untilCommitted(true, 100, () -> all.stream().allMatch(a -> a.get() != null));
     }
 
     @Override
-    public Client client(Replica replica, long seed) {
-        return client(replica, new Slot(0, 1, 0, 1, seed));
+    public List<String> registers(long maxKey) {
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < accounts; i++) {
+            names.add(ACCOUNT_PREFIX + i);
+        }
+        return names;
     }
 
-    @Override
-    public Client client(Replica replica, Slot slot) {
+    private List<Register<Long>> registers(FaultStore store) {
+        List<Register<Long>> all = new ArrayList<>();
+        for (String name : registers(-1)) {
+            all.add(store.register(name));
+        }
+        return all;
+    }
+
+    /** The sum of every account, null (not yet applied) read as 0. */
+    private static long sum(List<Register<Long>> all) {
+        long sum = 0;
+        for (Register<Long> a : all) {
+            Long v = a.get();
+            sum += v == null ? 0 : v;
+        }
+        return sum;
+    }
+
+    /** What a client does besides auditing: a transfer, and the audit's read-only sum. */
+    private interface Accounts {
+        String transfer();
+
+        long total();
+    }
+
+    private Accounts fullAccounts(Replica replica, Slot slot) {
         Client transfer = bank.client(replica, slot);
         VBox<Long>[] all = bank.accountsAt(replica);
-        long expected = BankWorkload.INITIAL * accounts;
+        return new Accounts() {
+            @Override
+            public String transfer() {
+                return transfer.next();
+            }
+
+            @Override
+            public long total() {
+                return replica.stm().readOnly(() -> {
+                    long sum = 0;
+                    for (VBox<Long> b : all) {
+                        sum += b.get();
+                    }
+                    return sum;
+                });
+            }
+        };
+    }
+
+    private Accounts partialAccounts(FaultStore store, SplittableRandom random) {
+        List<Register<Long>> all = registers(store);
+        return new Accounts() {
+            @Override
+            public String transfer() {
+                int start = random.nextInt(accounts);
+                int from = random.nextInt(accounts);
+                int to = random.nextInt(accounts);
+                store.attempt(() -> {
+                    for (int i = 0; i < readSet; i++) { // the read-set, as in BankWorkload
+                        all.get((start + i) % accounts).get();
+                    }
+                    Register<Long> a = all.get(from);
+                    a.put(a.get() - 1);
+                    Register<Long> b = all.get(to);
+                    b.put(b.get() + 1);
+                    return null;
+                });
+                return "transfer";
+            }
+
+            @Override
+            public long total() {
+                return store.readOnly(() -> sum(all));
+            }
+        };
+    }
+
+    @Override
+    public Client client(FaultStore store, Slot slot) {
         SplittableRandom random = new SplittableRandom(slot.seed() ^ 0x5DEECE66DL);
+        Accounts bankAccounts = store instanceof ReplicaFaultStore
+                ? fullAccounts(((ReplicaFaultStore) store).replica(), slot)
+                : partialAccounts(store, new SplittableRandom(slot.seed()));
+        long expected = BankWorkload.INITIAL * accounts;
         return () -> {
             if (gate.quiesced()) {
                 sleep(20);
@@ -113,27 +220,21 @@ public final class AuditedBankWorkload implements FaultWorkload {
             gate.enter();
             try {
                 if (random.nextInt(100) < auditPercent) {
-                    long total = replica.stm().readOnly(() -> {
-                        long sum = 0;
-                        for (VBox<Long> b : all) {
-                            sum += b.get();
-                        }
-                        return sum;
-                    });
+                    long total = bankAccounts.total();
                     audits.increment();
                     if (total != expected) {
                         badAudit(total, expected);
                     }
                     return "audit";
                 }
-                String kind = transfer.next();
+                String kind = bankAccounts.transfer();
                 transfers.increment();
                 return kind;
             } catch (TransactionAbortedException e) {
                 aborted.increment();
                 throw e;
             } catch (RuntimeException e) {
-                if (replica.stm().isClosed()) {
+                if (store.isClosed()) {
                     throw e;
                 }
                 errors.increment();
@@ -190,9 +291,33 @@ public final class AuditedBankWorkload implements FaultWorkload {
         }
     }
 
+    /**
+     * Full replication: the {@link BankWorkload}'s check. Partial: the total of every account, read in one
+     * transaction through this member, must be the initial one; the digest is of every balance.
+     */
     @Override
-    public long check(Replica replica) {
-        return bank.check(replica);
+    public long check(FaultStore store) {
+        if (store instanceof ReplicaFaultStore) {
+            return bank.check(((ReplicaFaultStore) store).replica());
+        }
+        List<Register<Long>> all = registers(store);
+        long[] balances = store.untilCommitted(true, 100, () -> {
+            long[] b = new long[accounts];
+            for (int i = 0; i < accounts; i++) {
+                Long v = all.get(i).get();
+                if (v == null) {
+                    throw new IllegalStateException("account " + i + " is missing at " + store.self());
+                }
+                b[i] = v;
+            }
+            return b;
+        });
+        long total = java.util.Arrays.stream(balances).sum();
+        if (total != BankWorkload.INITIAL * accounts) {
+            throw new IllegalStateException("the accounts at " + store.self() + " hold " + total + ", not "
+                    + BankWorkload.INITIAL * accounts);
+        }
+        return java.util.Arrays.hashCode(balances);
     }
 
     /**
@@ -200,7 +325,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
      * ABORTED ERRORS INFLIGHT}).
      */
     @Override
-    public String command(Replica replica, String[] args) throws InterruptedException {
+    public String command(FaultStore store, String[] args) throws InterruptedException {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: workload quiesce|resume|stats");
         }

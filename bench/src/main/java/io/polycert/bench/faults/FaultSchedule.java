@@ -8,17 +8,19 @@ import java.util.SplittableRandom;
 /**
  * One randomized fault schedule, generated from a seed alone (with the member count, the fault types and
  * workloads to pick from, the length and the failure-detection timeout): the same inputs give the same schedule.
- * A schedule runs one workload and injects faults of one type, one after the other, each healed before the
- * next.
+ * A schedule runs one workload over one kind of replication and injects faults of one type, one after the other,
+ * each healed before the next.
  *
  * @param seed the schedule's seed (also the clients' seed)
  * @param members member processes
  * @param workload {@code list-append} or {@code bank-audit}
+ * @param replication full or partial replication
  * @param type the fault injected
  * @param seconds how long the load runs before the final heal and check
  * @param events the faults, in order
  */
-public record FaultSchedule(long seed, int members, String workload, Type type, int seconds, List<Event> events) {
+public record FaultSchedule(long seed, int members, String workload, Replication replication, Type type, int seconds,
+        List<Event> events) {
 
     /** Kinds of fault. */
     public enum Type {
@@ -85,25 +87,40 @@ public record FaultSchedule(long seed, int members, String workload, Type type, 
         events = List.copyOf(events);
     }
 
+    /** {@link #generate(long, int, List, List, List, int, long)} over full replication. */
+    public static FaultSchedule generate(long seed, int members, List<Type> types, List<String> workloads,
+            int seconds, long failureDetectionMs) {
+        return generate(seed, members, types, workloads, List.of(Replication.FULL), seconds, failureDetectionMs);
+    }
+
     /**
-     * Generates the schedule of {@code seed}: its fault type and workload are picked from {@code types} and
-     * {@code workloads} by the seed.
+     * Generates the schedule of {@code seed}: its fault type, workload and replication are picked from
+     * {@code types}, {@code workloads} and {@code replications} by the seed.
      *
      * @param members member processes, 3 to 5 (0: 3 to 5 by the seed)
      * @param failureDetectionMs the members' failure-detection timeout (pauses and partitions are sized by it)
      */
     public static FaultSchedule generate(long seed, int members, List<Type> types, List<String> workloads,
-            int seconds, long failureDetectionMs) {
+            List<Replication> replications, int seconds, long failureDetectionMs) {
         SplittableRandom r = new SplittableRandom(seed);
         Type type = types.get(r.nextInt(types.size()));
         String workload = workloads.get(r.nextInt(workloads.size()));
         int n = members > 0 ? members : 3 + r.nextInt(3);
-        return generate(seed, n, type, workload, seconds, failureDetectionMs);
+        // A stream of its own, so that a seed's faults, workload and members are the same whatever the replication.
+        Replication replication = replications.get(new SplittableRandom(seed ^ 0x5851F42D4C957F2DL)
+                .nextInt(replications.size()));
+        return generate(seed, n, type, workload, replication, seconds, failureDetectionMs);
     }
 
-    /** The schedule of {@code seed} for a given fault type and workload. */
+    /** {@link #generate(long, int, Type, String, Replication, int, long)} over full replication. */
     public static FaultSchedule generate(long seed, int members, Type type, String workload, int seconds,
             long failureDetectionMs) {
+        return generate(seed, members, type, workload, Replication.FULL, seconds, failureDetectionMs);
+    }
+
+    /** The schedule of {@code seed} for a given fault type, workload and replication. */
+    public static FaultSchedule generate(long seed, int members, Type type, String workload, Replication replication,
+            int seconds, long failureDetectionMs) {
         if (members < 3 || members > 9) {
             throw new IllegalArgumentException("a fault schedule needs 3 to 9 members, was " + members);
         }
@@ -177,7 +194,7 @@ public record FaultSchedule(long seed, int members, String workload, Type type, 
             events.add(new Event(type, at, hold, targets, up, down, delay, jitter));
             at += hold + expectedRecoveryMs(type, fd) + 2000 + r.nextInt(3000);
         } while (at + 2000 < end);
-        return new FaultSchedule(seed, members, workload, type, seconds, events);
+        return new FaultSchedule(seed, members, workload, replication, type, seconds, events);
     }
 
     /** A rough guess of how long a fault of this type takes to show and to heal, to space the events. */
@@ -196,7 +213,8 @@ public record FaultSchedule(long seed, int members, String workload, Type type, 
 
     @Override
     public String toString() {
-        return "schedule " + seed + ": " + members + " members, " + workload + ", " + type.label() + ", " + seconds
+        return "schedule " + seed + ": " + members + " members, " + workload + ", " + replication.label()
+                + " replication, " + type.label() + ", " + seconds
                 + " s, events " + events;
     }
 }

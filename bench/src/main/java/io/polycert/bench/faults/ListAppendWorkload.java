@@ -1,12 +1,9 @@
 package io.polycert.bench.faults;
 
+import io.polycert.bench.faults.FaultStore.Register;
 import io.polycert.bench.workload.Workloads;
-import io.polycert.core.Stm;
-import io.polycert.core.Transaction;
 import io.polycert.core.TransactionAbortedException;
-import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
-import io.polycert.kvstore.Replica;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -27,7 +24,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
- * Elle-style list-append ({@code list-append}): keys are root boxes {@code la-KEY} holding immutable
+ * Elle-style list-append ({@code list-append}): keys are registers {@code la-KEY} of a {@link FaultStore} (root
+ * boxes under full replication, keys of a partitioned map under partial replication) holding immutable
  * {@code long[]} lists (null is the empty list). Each operation is one transaction attempt that appends a
  * globally unique value ({@link #value}) to 1 to {@code appends} keys and reads the whole list of 1 to
  * {@code reads} other keys; in {@code dup} percent of them it appends twice to one key, so that reads of an
@@ -134,16 +132,31 @@ public final class ListAppendWorkload implements FaultWorkload {
     }
 
     @Override
-    public void populate(Replica replica) {
-        Stm stm = replica.stm();
-        stm.atomic(() -> {
+    public void populate(FaultStore store) {
+        store.untilCommitted(false, 100, () -> {
             for (int k = 0; k < keys; k++) {
-                VBox<long[]> box = replica.root(PREFIX + k);
-                if (box.get() == null) {
-                    box.put(new long[0]);
+                Register<long[]> list = store.register(PREFIX + k);
+                if (list.get() == null) {
+                    list.put(new long[0]);
                 }
             }
+            return null;
         });
+    }
+
+    /** Always: a list never written reads as empty. */
+    @Override
+    public boolean populated(FaultStore store) {
+        return true;
+    }
+
+    @Override
+    public List<String> registers(long maxKey) {
+        List<String> names = new ArrayList<>();
+        for (long k = 0; k <= Math.max(maxKey, keys - 1); k++) {
+            names.add(PREFIX + k);
+        }
+        return names;
     }
 
     // ---- values --------------------------------------------------------------------------------------------
@@ -165,34 +178,27 @@ public final class ListAppendWorkload implements FaultWorkload {
     // ---- clients -------------------------------------------------------------------------------------------
 
     @Override
-    public Client client(Replica replica, long seed) {
-        return client(replica, new Slot(0, 1, 0, 1, seed));
-    }
-
-    @Override
-    public Client client(Replica replica, Slot slot) {
+    public Client client(FaultStore store, Slot slot) {
         int m = member >= 0 ? member : slot.member();
         int thread = slot.thread();
         threadsStarted.incrementAndGet();
-        return new ListClient(replica, m, ProcessHandle.current().pid(), thread, new SplittableRandom(slot.seed()));
+        return new ListClient(store, m, ProcessHandle.current().pid(), thread, new SplittableRandom(slot.seed()));
     }
 
     private final class ListClient implements Client {
-        private final Replica replica;
-        private final Stm stm;
+        private final FaultStore store;
         private final int memberIndex;
         private final long pid;
         private final int thread;
         private final SplittableRandom random;
         private final long[] generation = new long[keys];
-        private final Map<Long, VBox<long[]>> boxes = new HashMap<>();
+        private final Map<Long, Register<long[]>> lists = new HashMap<>();
         private final HistoryWriter writer;
         private final int[] slots;
         private long counter;
 
-        ListClient(Replica replica, int memberIndex, long pid, int thread, SplittableRandom random) {
-            this.replica = replica;
-            this.stm = replica.stm();
+        ListClient(FaultStore store, int memberIndex, long pid, int thread, SplittableRandom random) {
+            this.store = store;
             this.memberIndex = memberIndex;
             this.pid = pid;
             this.thread = thread;
@@ -205,8 +211,8 @@ public final class ListAppendWorkload implements FaultWorkload {
             this.writer = historyDir == null ? null : new HistoryWriter(historyDir, memberIndex, pid, thread);
         }
 
-        private VBox<long[]> box(long key) {
-            return boxes.computeIfAbsent(key, k -> replica.root(PREFIX + k));
+        private Register<long[]> list(long key) {
+            return lists.computeIfAbsent(key, k -> store.register(PREFIX + k));
         }
 
         private long keyOf(int slot) {
@@ -260,30 +266,26 @@ public final class ListAppendWorkload implements FaultWorkload {
 
         private String run(long id, List<History.Append> planned, int[] appendSlots, int[] readSlots) {
             Map<Long, long[]> seen = new LinkedHashMap<>();
-            Transaction tx;
+            boolean readsFirst = random.nextBoolean();
             try {
-                tx = stm.begin();
-            } catch (RuntimeException e) {
-                return unknown(id, e);
-            }
-            try {
-                boolean readsFirst = random.nextBoolean();
-                if (readsFirst) {
-                    readAll(readSlots, seen);
-                }
-                for (int i = 0; i < planned.size(); i++) {
-                    History.Append a = planned.get(i);
-                    VBox<long[]> b = box(a.key());
-                    long[] old = b.get();
-                    observe(appendSlots[i], a.key(), old);
-                    long[] next = old == null ? new long[1] : Arrays.copyOf(old, old.length + 1);
-                    next[next.length - 1] = a.value();
-                    b.put(next);
-                }
-                if (!readsFirst) {
-                    readAll(readSlots, seen);
-                }
-                tx.commit();
+                store.attempt(() -> {
+                    if (readsFirst) {
+                        readAll(readSlots, seen);
+                    }
+                    for (int i = 0; i < planned.size(); i++) {
+                        History.Append a = planned.get(i);
+                        Register<long[]> list = list(a.key());
+                        long[] old = list.get();
+                        observe(appendSlots[i], a.key(), old);
+                        long[] next = old == null ? new long[1] : Arrays.copyOf(old, old.length + 1);
+                        next[next.length - 1] = a.value();
+                        list.put(next);
+                    }
+                    if (!readsFirst) {
+                        readAll(readSlots, seen);
+                    }
+                    return null;
+                });
             } catch (TransactionAbortedException e) {
                 aborted.increment();
                 if (writer != null) {
@@ -291,15 +293,7 @@ public final class ListAppendWorkload implements FaultWorkload {
                 }
                 throw e;
             } catch (RuntimeException e) {
-                return unknown(id, e);
-            } finally {
-                if (tx.isActive()) {
-                    try {
-                        tx.abort();
-                    } catch (RuntimeException e) {
-                        // ended already
-                    }
-                }
+                return unknown(id, e); // e.g. OutcomeUnknownException: it may have committed
             }
             committed.increment();
             if (writer != null) {
@@ -311,7 +305,7 @@ public final class ListAppendWorkload implements FaultWorkload {
         private void readAll(int[] readSlots, Map<Long, long[]> seen) {
             for (int s : readSlots) {
                 long key = keyOf(s);
-                long[] l = box(key).get();
+                long[] l = list(key).get();
                 observe(s, key, l);
                 seen.put(key, l == null ? new long[0] : l);
             }
@@ -322,7 +316,7 @@ public final class ListAppendWorkload implements FaultWorkload {
             if (writer != null) {
                 writer.info(id, e.getClass().getSimpleName() + ": " + e.getMessage());
             }
-            if (stm.isClosed()) {
+            if (store.isClosed()) {
                 throw e; // the runner stops quietly
             }
             sleep(10);
@@ -341,15 +335,16 @@ public final class ListAppendWorkload implements FaultWorkload {
     // ---- checking and commands ------------------------------------------------------------------------------
 
     /**
-     * Every non-empty list at {@code replica} up to at least {@code maxKey}, in one read-only transaction: keys
-     * are scanned until {@code keys} consecutive empty ones past {@code maxKey}.
+     * Every non-empty list at {@code store} up to at least {@code maxKey}, in one read-only transaction (retried
+     * if partial replication's validation aborts it): keys are scanned until {@code keys} consecutive empty ones
+     * past {@code maxKey}.
      */
-    public Map<Long, long[]> readAll(Replica replica, long maxKey) {
-        return replica.stm().readOnly(() -> {
+    public Map<Long, long[]> readAll(FaultStore store, long maxKey) {
+        return store.untilCommitted(true, 100, () -> {
             Map<Long, long[]> lists = new TreeMap<>();
             int emptyRun = 0;
             for (long k = 0; k <= maxKey || emptyRun < keys; k++) {
-                long[] l = replica.<long[]>root(PREFIX + k).get();
+                long[] l = store.<long[]>register(PREFIX + k).get();
                 if (l == null || l.length == 0) {
                     emptyRun++;
                 } else {
@@ -379,13 +374,13 @@ public final class ListAppendWorkload implements FaultWorkload {
 
     /** Every list must hold distinct values; returns the digest of all lists. */
     @Override
-    public long check(Replica replica) {
-        Map<Long, long[]> lists = readAll(replica, -1);
+    public long check(FaultStore store) {
+        Map<Long, long[]> lists = readAll(store, -1);
         for (Map.Entry<Long, long[]> e : lists.entrySet()) {
             Set<Long> seen = new HashSet<>();
             for (long v : e.getValue()) {
                 if (!seen.add(v)) {
-                    throw new IllegalStateException("list " + e.getKey() + " at " + replica.self() + " holds " + v
+                    throw new IllegalStateException("list " + e.getKey() + " at " + store.self() + " holds " + v
                             + " twice: an append was applied twice");
                 }
             }
@@ -400,7 +395,7 @@ public final class ListAppendWorkload implements FaultWorkload {
      * {@code DIGEST KEYS}).
      */
     @Override
-    public String command(Replica replica, String[] args) throws InterruptedException {
+    public String command(FaultStore store, String[] args) throws InterruptedException {
         if (args.length == 0) {
             throw new IllegalArgumentException("usage: workload quiesce|resume|stats|final-read ...");
         }
@@ -419,7 +414,7 @@ public final class ListAppendWorkload implements FaultWorkload {
                     throw new IllegalArgumentException("usage: workload final-read FILE MAXKEY");
                 }
                 Path file = Path.of(args[1]);
-                Map<Long, long[]> lists = readAll(replica, Long.parseLong(args[2]));
+                Map<Long, long[]> lists = readAll(store, Long.parseLong(args[2]));
                 long digest = digest(lists);
                 writeFinal(file, member < 0 ? 0 : member, ProcessHandle.current().pid(), lists, digest);
                 return digest + " " + lists.size();

@@ -1,14 +1,18 @@
 package io.polycert.bench.faults;
 
+import io.polycert.core.group.GroupMember;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import io.polycert.gcs.JGroupsGroup;
+import io.polycert.kvstore.PartitionedStore;
 import io.polycert.kvstore.Replica;
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
 import java.util.Locale;
 import org.jgroups.protocols.DISCARD;
 
 /**
- * The fault-injection controls of one member process (its replica's stack built with
+ * The fault-injection controls of one member process (its replica's or partitioned store's stack built with
  * {@code GroupStack.faultInjection()}): JGroups' DISCARD for loss and partitions, a {@link SlowLink} for delay,
  * and a tracker of the views the replica installs. Driven by {@code fault ...} commands of the member-process
  * protocol:
@@ -26,7 +30,7 @@ import org.jgroups.protocols.DISCARD;
  * </ul>
  */
 public final class MemberFaults implements AutoCloseable {
-    private final Replica replica;
+    private final GroupMember group;
     private final DISCARD discard;
     private final SlowLink link;
     private final Thread tracker;
@@ -37,14 +41,14 @@ public final class MemberFaults implements AutoCloseable {
     private int nonPrimary;
     private int minSize = Integer.MAX_VALUE;
 
-    private MemberFaults(Replica replica) {
-        this.replica = replica;
-        if (!(replica.group() instanceof JGroupsGroup)) {
-            throw new IllegalStateException("fault injection needs a JGroups replica");
+    private MemberFaults(GroupMember group) {
+        this.group = group;
+        if (!(group instanceof JGroupsGroup)) {
+            throw new IllegalStateException("fault injection needs a JGroups group member");
         }
-        this.discard = ((JGroupsGroup) replica.group()).discard();
+        this.discard = ((JGroupsGroup) group).discard();
         this.link = SlowLink.insertAbove(discard);
-        this.last = replica.view();
+        this.last = group.view();
         this.tracker = new Thread(this::track, "view-tracker");
         this.tracker.setDaemon(true);
         this.tracker.start();
@@ -56,12 +60,32 @@ public final class MemberFaults implements AutoCloseable {
      * @throws IllegalStateException if the replica's stack has no DISCARD layer
      */
     public static MemberFaults attach(Replica replica) {
-        return new MemberFaults(replica);
+        return new MemberFaults(replica.group());
+    }
+
+    /** {@link #attach(Replica)} for a member of partial replication. */
+    public static MemberFaults attach(PartitionedStore store) {
+        return new MemberFaults(groupOf(store));
+    }
+
+    /**
+     * The group under a partitioned store. {@code PartitionedStore.group()} is package-private (kvstore's own
+     * fault-injection tests use it); the harness reaches it by reflection rather than widening the library's API
+     * for a test tool.
+     */
+    static JGroupsGroup groupOf(PartitionedStore store) {
+        try {
+            Method group = PartitionedStore.class.getDeclaredMethod("group");
+            group.setAccessible(true);
+            return (JGroupsGroup) group.invoke(store);
+        } catch (NoSuchMethodException | IllegalAccessException | InvocationTargetException | RuntimeException e) {
+            throw new IllegalStateException("cannot reach the group of " + store + " for fault injection", e);
+        }
     }
 
     private void track() {
         while (!closed) {
-            View v = replica.view();
+            View v = group.view();
             synchronized (lock) {
                 if (v != null && v != last) {
                     last = v;
@@ -97,7 +121,7 @@ public final class MemberFaults implements AutoCloseable {
         }
         switch (args[0].toLowerCase(Locale.ROOT)) {
             case "id": {
-                MemberId self = replica.self();
+                MemberId self = group.self();
                 return self.high() + ":" + self.low();
             }
             case "ignore":
@@ -130,7 +154,7 @@ public final class MemberFaults implements AutoCloseable {
                 return "";
             case "views": {
                 synchronized (lock) {
-                    View v = replica.view();
+                    View v = group.view();
                     String result = changes + " " + nonPrimary + " " + (minSize == Integer.MAX_VALUE ? v.size()
                             : minSize) + " " + v.size() + " " + v.primary() + " " + v.epoch();
                     if (args.length > 1 && args[1].equals("reset")) {

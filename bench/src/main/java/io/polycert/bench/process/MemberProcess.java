@@ -4,15 +4,17 @@ import io.polycert.bench.faults.FaultWorkload;
 import io.polycert.bench.faults.FaultWorkloads;
 import io.polycert.bench.faults.MemberFaults;
 import io.polycert.bench.faults.MixedOracle;
+import io.polycert.bench.faults.PartitionedFaultStore;
+import io.polycert.bench.faults.Replication;
 import io.polycert.bench.workload.Contenders;
 import io.polycert.bench.workload.ReplicaLoad;
 import io.polycert.bench.workload.SwitchableOracle;
 import io.polycert.bench.workload.Workload;
 import io.polycert.bench.workload.Workloads;
+import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.gcs.GroupStack;
+import io.polycert.kvstore.PartitionedStore;
 import io.polycert.kvstore.Replica;
-import io.polycert.oracle.Protocol;
-import io.polycert.oracle.ProtocolOracle;
 import java.io.BufferedReader;
 import java.io.FileDescriptor;
 import java.io.FileOutputStream;
@@ -26,6 +28,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
@@ -34,8 +37,9 @@ import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.LinkedBlockingQueue;
 
 /**
- * One benchmark member in a JVM of its own: a {@link Replica} over JGroups TCP on 127.0.0.1, driven by its
- * controller ({@link ProcessCluster}) through a line protocol on stdin and stdout.
+ * One benchmark member in a JVM of its own: a {@link Replica} (or, with {@code --replication partial}, a
+ * {@link PartitionedStore}) over JGroups TCP on 127.0.0.1, driven by its controller ({@link ProcessCluster})
+ * through a line protocol on stdin and stdout.
  *
  * <p>Arguments: {@code --cluster NAME --index I --port P --hosts 127.0.0.1:P1,127.0.0.1:P2,... --workload SPEC
  * --members N}, and optionally {@code --gossip-ms MS} (DistUCB's gossip period, default 1000), {@code --model
@@ -43,9 +47,11 @@ import java.util.concurrent.LinkedBlockingQueue;
  * majority of N), {@code --join-timeout-ms MS} (default 60000: to join, and to see all N members), {@code
  * --failure-detection-ms MS} (default: the TCP stack's), {@code --await-go true} (wait for a {@code go} line on
  * stdin before joining the group: see below), {@code --fault-injection true} (a JGroups DISCARD layer and a
- * {@link io.polycert.bench.faults.SlowLink} in the stack, driven by {@code fault} commands). Workload specs are
- * read by {@link FaultWorkloads#fromSpec}: the {@link Workloads} ones plus {@code list-append} and
- * {@code bank-audit}.
+ * {@link io.polycert.bench.faults.SlowLink} in the stack, driven by {@code fault} commands), {@code --replication
+ * full|partial} (default full), and for partial replication {@code --protocol total-order|two-phase-commit}
+ * (default total-order) and {@code --degree D} (owners per key, default 2). Workload specs are read by
+ * {@link FaultWorkloads#fromSpec}: the {@link Workloads} ones plus {@code list-append} and {@code bank-audit};
+ * partial replication runs only the latter two ({@link FaultWorkload}s).
  *
  * <p>Protocol. Everything the member writes to stdout is a protocol line starting with {@link #MARKER}
  * ({@code "@pc "}); logging goes to stderr ({@code System.out} is pointed at stderr before anything logs, so even
@@ -81,6 +87,8 @@ import java.util.concurrent.LinkedBlockingQueue;
  *   <li>{@code exit}: stops the load, closes the replica, replies {@code ok} and exits with status 0</li>
  * </ul>
  *
+ * Under partial replication some commands differ (no global version, no oracle): see {@link PartitionedMember}.
+ *
  * When stdin closes (the controller is gone) the member closes its replica and exits; if that takes more than
  * 10 s it halts.
  */
@@ -91,26 +99,13 @@ public final class MemberProcess {
     private static final String EOF = new String("<stdin closed>"); // compared by identity
 
     private final PrintStream protocol;
-    private final Workload workload;
-    private final Replica replica;
-    private final SwitchableOracle oracle;
-    private final Duration gossipInterval;
-    private final Path model;
-    private final Map<String, ProtocolOracle> byContender = new HashMap<>();
-    private ReplicaLoad load;
-    private final int index;
+    private final MemberNode<?> node;
     private final MemberFaults faults;
 
-    private MemberProcess(PrintStream protocol, Workload workload, Replica replica, SwitchableOracle oracle,
-            Duration gossipInterval, Path model, int index, MemberFaults faults) {
-        this.index = index;
-        this.faults = faults;
+    private MemberProcess(PrintStream protocol, MemberNode<?> node, MemberFaults faults) {
         this.protocol = protocol;
-        this.workload = workload;
-        this.replica = replica;
-        this.oracle = oracle;
-        this.gossipInterval = gossipInterval;
-        this.model = model;
+        this.node = node;
+        this.faults = faults;
     }
 
     public static void main(String[] args) {
@@ -178,6 +173,17 @@ public final class MemberProcess {
         long failureMs = longOption(o, "failure-detection-ms", 0);
         boolean awaitGo = booleanOption(o, "await-go", false);
         boolean faultInjection = booleanOption(o, "fault-injection", false);
+        Replication replication = Replication.fromName(o.getOrDefault("replication", "full"));
+        o.remove("replication");
+        String protocolName = o.remove("protocol");
+        int degree = intOption(o, "degree", 2);
+        if (replication == Replication.FULL && (protocolName != null || degree != 2)) {
+            throw new IllegalArgumentException("--protocol and --degree are for --replication partial");
+        }
+        CommitProtocol commitProtocol = Replication.protocol(protocolName == null ? "total-order" : protocolName);
+        if (degree < 1) {
+            throw new IllegalArgumentException("--degree must be at least 1, was " + degree);
+        }
         if (!o.isEmpty()) {
             throw new IllegalArgumentException("unknown option(s) " + o.keySet());
         }
@@ -190,6 +196,9 @@ public final class MemberProcess {
         Workload workload = FaultWorkloads.fromSpec(spec); // fails fast on a bad spec
         if (workload instanceof FaultWorkload) {
             ((FaultWorkload) workload).attach(index);
+        } else if (replication == Replication.PARTIAL) {
+            throw new IllegalArgumentException("partial replication runs list-append or bank-audit, not '" + spec
+                    + "'");
         }
         Path model = modelPath == null ? null : Path.of(modelPath);
         Duration gossip = Duration.ofMillis(gossipMs);
@@ -210,28 +219,38 @@ public final class MemberProcess {
         if (awaitGo) {
             awaitGo(commands);
         }
-        SwitchableOracle oracle = new SwitchableOracle();
-        Replica replica = Replica.builder(cluster).memberName("r" + index).stack(stack).codec(workload.codec())
-                .oracle(oracle).minimumMembers(minimum).joinTimeout(Duration.ofMillis(joinMs)).start();
-        synchronized (protocol) {
-            protocol.println(MARKER + "joined " + ProcessHandle.current().pid() + " " + replica.view().size());
+        MemberNode<?> node;
+        if (replication == Replication.FULL) {
+            SwitchableOracle oracle = new SwitchableOracle();
+            Replica replica = Replica.builder(cluster).memberName("r" + index).stack(stack).codec(workload.codec())
+                    .oracle(oracle).minimumMembers(minimum).joinTimeout(Duration.ofMillis(joinMs)).start();
+            node = new ReplicaMember(replica, workload, oracle, gossip, model, index);
+        } else {
+            PartitionedFaultStore store = PartitionedFaultStore.start(PartitionedStore.builder(cluster)
+                    .memberName("r" + index).stack(stack).codec(workload.codec()).protocol(commitProtocol)
+                    .replicationDegree(degree).minimumMembers(minimum).joinTimeout(Duration.ofMillis(joinMs)));
+            node = new PartitionedMember(store, (FaultWorkload) workload, index);
         }
-        MemberFaults faults = faultInjection ? MemberFaults.attach(replica) : null;
+        synchronized (protocol) {
+            protocol.println(MARKER + "joined " + ProcessHandle.current().pid() + " " + node.view().size());
+        }
+        MemberFaults faults = null;
         try {
+            faults = faultInjection ? node.attachFaults() : null;
             long deadline = System.nanoTime() + Duration.ofMillis(joinMs).toNanos();
-            while (replica.view().size() < members || !replica.view().primary()) {
+            while (node.view().size() < members || !node.view().primary()) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("r" + index + " sees " + replica.view().size() + " of the "
-                            + members + " members after " + joinMs + " ms (view " + replica.view() + ")");
+                    throw new IllegalStateException("r" + index + " sees " + node.view().size() + " of the "
+                            + members + " members after " + joinMs + " ms (view " + node.view() + ")");
                 }
                 Thread.sleep(10);
             }
         } catch (InterruptedException | RuntimeException e) {
-            replica.close();
+            node.close();
             throw e;
         }
-        MemberProcess member = new MemberProcess(protocol, workload, replica, oracle, gossip, model, index, faults);
-        member.reply(null, "ready " + ProcessHandle.current().pid() + " " + replica.view().size());
+        MemberProcess member = new MemberProcess(protocol, node, faults);
+        member.reply(null, "ready " + ProcessHandle.current().pid() + " " + node.view().size());
         return member;
     }
 
@@ -260,7 +279,7 @@ public final class MemberProcess {
                 line = EOF;
             }
             if (line == EOF) {
-                System.err.println("member " + replica.self() + ": stdin closed; leaving");
+                System.err.println("member " + node.self() + ": stdin closed; leaving");
                 shutdown();
                 System.exit(0);
                 return;
@@ -286,7 +305,7 @@ public final class MemberProcess {
                 String result = execute(words);
                 reply(tag, result.isEmpty() ? "ok" : "ok " + result);
             } catch (Throwable e) {
-                System.err.println("member " + replica.self() + ": '" + trimmed + "' failed:");
+                System.err.println("member " + node.self() + ": '" + trimmed + "' failed:");
                 e.printStackTrace();
                 reply(tag, "error " + oneLine(e));
             }
@@ -294,142 +313,34 @@ public final class MemberProcess {
     }
 
     private String execute(String[] w) throws InterruptedException {
-        switch (w[0].toLowerCase(Locale.ROOT)) {
-            case "populate":
-                arguments(w, 0);
-                workload.populate(replica);
-                return Long.toString(replica.stm().latestVersion());
-            case "await": {
-                if (w.length != 2 && w.length != 3) {
-                    throw new IllegalArgumentException("usage: await VERSION [TIMEOUT_MS]");
-                }
-                long version = Long.parseLong(w[1]);
-                long timeoutMs = w.length == 3 ? Long.parseLong(w[2]) : 120_000;
-                long deadline = System.nanoTime() + timeoutMs * 1_000_000L;
-                while (replica.stm().latestVersion() < version) {
-                    if (System.nanoTime() > deadline) {
-                        throw new IllegalStateException(replica + " has not applied version " + version + " after "
-                                + timeoutMs + " ms (it is at " + replica.stm().latestVersion() + ")");
-                    }
-                    Thread.sleep(1);
-                }
-                return Long.toString(replica.stm().latestVersion());
-            }
-            case "version":
-                arguments(w, 0);
-                return Long.toString(replica.stm().latestVersion());
-            case "use": {
-                arguments(w, 1);
-                String name = w[1].toLowerCase(Locale.ROOT);
-                ProtocolOracle chosen = byContender.get(name);
-                if (chosen == null) {
-                    chosen = name.equals("mixed") ? new MixedOracle(ProcessHandle.current().pid() * 31 + index)
-                            : Contenders.oracle(name, gossipInterval, model);
-                    byContender.put(name, chosen);
-                }
-                oracle.use(chosen);
-                return "";
-            }
-            case "start": {
-                arguments(w, 2);
-                if (load != null) {
-                    throw new IllegalStateException("the load is already running");
-                }
-                ReplicaLoad l = new ReplicaLoad(replica, workload, Integer.parseInt(w[1]), Long.parseLong(w[2]));
-                l.start();
-                load = l;
-                return "";
-            }
-            case "begin":
-                arguments(w, 0);
-                running().beginMeasuring();
-                return "";
-            case "sample":
-                arguments(w, 0);
-                running().sample();
-                return "";
-            case "end":
-                arguments(w, 0);
-                return running().endMeasuring().encode();
-            case "stop":
-                arguments(w, 0);
-                if (load != null) {
-                    load.close();
-                    load = null;
-                }
-                return "";
-            case "progress": {
-                arguments(w, 0);
-                StringBuilder sb = new StringBuilder();
-                if (load == null) {
-                    sb.append(0);
-                    for (int i = 0; i < Protocol.values().length; i++) {
-                        sb.append(" 0");
-                    }
-                } else {
-                    ReplicaLoad.Counters c = load.current();
-                    sb.append(c.commits());
-                    for (Protocol p : Protocol.values()) {
-                        sb.append(' ').append(c.committedBy(p));
-                    }
-                }
-                return sb.toString();
-            }
-            case "check":
-                arguments(w, 0);
-                return Long.toString(workload.check(replica));
+        w[0] = w[0].toLowerCase(Locale.ROOT);
+        switch (w[0]) {
             case "view":
-                arguments(w, 0);
-                return replica.view().size() + " " + replica.view().primary() + " " + replica.view().epoch();
+                MemberNode.arguments(w, 0);
+                return node.view().size() + " " + node.view().primary() + " " + node.view().epoch();
             case "pid":
-                arguments(w, 0);
+                MemberNode.arguments(w, 0);
                 return Long.toString(ProcessHandle.current().pid());
-            case "workload":
-                if (!(workload instanceof FaultWorkload)) {
-                    throw new IllegalArgumentException("the " + workload.name() + " workload takes no commands");
-                }
-                return ((FaultWorkload) workload).command(replica, java.util.Arrays.copyOfRange(w, 1, w.length));
             case "fault":
                 if (faults == null) {
                     throw new IllegalStateException("fault injection is off (start with --fault-injection true)");
                 }
-                return faults.command(java.util.Arrays.copyOfRange(w, 1, w.length));
+                return faults.command(Arrays.copyOfRange(w, 1, w.length));
             default:
-                throw new IllegalArgumentException("unknown command '" + w[0] + "' (known: populate, await, version,"
-                        + " use, start, begin, sample, end, stop, progress, check, view, pid, workload, fault, exit)");
-        }
-    }
-
-    private ReplicaLoad running() {
-        if (load == null) {
-            throw new IllegalStateException("no load is running (start THREADS SEED first)");
-        }
-        return load;
-    }
-
-    private static void arguments(String[] w, int n) {
-        if (w.length != n + 1) {
-            throw new IllegalArgumentException("'" + w[0] + "' takes " + n + " argument(s), got " + (w.length - 1));
+                String result = node.execute(w);
+                if (result == null) {
+                    throw new IllegalArgumentException("unknown command '" + w[0] + "' (known: " + node.commands()
+                            + ", view, pid, fault, exit)");
+                }
+                return result;
         }
     }
 
     private void shutdown() {
-        try {
-            if (load != null) {
-                load.close();
-                load = null;
-            }
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-        }
         if (faults != null) {
             faults.close();
         }
-        try {
-            replica.close(); // closes the oracles too
-        } catch (RuntimeException e) {
-            e.printStackTrace();
-        }
+        node.close();
     }
 
     private void reply(String tag, String text) {

@@ -2,10 +2,8 @@ package io.polycert.bench.faults;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import io.polycert.bench.faults.FaultCampaign.EventResult;
 import io.polycert.bench.faults.FaultCampaign.ScheduleResult;
 import io.polycert.bench.faults.FaultSchedule.Type;
 import java.io.ByteArrayOutputStream;
@@ -26,22 +24,8 @@ class FaultCampaignTest {
             .withThreads(2);
 
     private static ScheduleResult run(Type type, String workload, long seed, Path dir) {
-        FaultSchedule schedule = FaultSchedule.generate(seed, 3, type, workload, OPTIONS.seconds(),
-                OPTIONS.failureDetection().toMillis());
-        long t0 = System.nanoTime();
-        ScheduleResult r = FaultCampaign.runSchedule(schedule, OPTIONS, dir, System.err);
-        System.err.printf("FaultCampaignTest: %s took %.1f s%n", schedule, (System.nanoTime() - t0) / 1e9);
-        assertNull(r.error(), "harness error: " + r.error());
-        assertTrue(r.anomalies().isEmpty(), "anomalies: " + r.anomalies() + " (history in " + r.historyDir() + ")");
-        assertEquals(0, r.lostAcknowledged());
-        assertFalse(r.events().isEmpty());
-        for (EventResult e : r.events()) {
-            assertTrue(e.injected(), "fault not seen to take effect: " + e);
-        }
-        for (String f : r.failures()) {
-            System.err.println("FaultCampaignTest: liveness failure in " + schedule + ": " + f);
-        }
-        assertTrue(r.committed() > 50, "too few commits: " + r.committed());
+        ScheduleResult r = CheckedSchedules.run("FaultCampaignTest", FaultSchedule.generate(seed, 3, type, workload,
+                OPTIONS.seconds(), OPTIONS.failureDetection().toMillis()), OPTIONS, dir);
         assertTrue(r.protocolsMixed(), "one protocol only: " + java.util.Arrays.toString(r.byProtocol()));
         return r;
     }
