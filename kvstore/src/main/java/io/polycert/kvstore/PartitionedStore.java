@@ -8,6 +8,7 @@ import io.polycert.certification.partial.PartitionedTransaction;
 import io.polycert.core.AbortCause;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.group.GroupMember;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import io.polycert.gcs.GroupStack;
@@ -177,8 +178,8 @@ public final class PartitionedStore implements AutoCloseable {
         return engine.describeState();
     }
 
-    /** The group member, for fault injection in tests. */
-    JGroupsGroup group() {
+    /** This member's group (statistics, and fault injection in tests and harnesses), as for {@link Replica#group()}. */
+    public GroupMember group() {
         return group;
     }
 

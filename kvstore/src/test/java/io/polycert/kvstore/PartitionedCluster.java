@@ -3,6 +3,7 @@ package io.polycert.kvstore;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.polycert.gcs.JGroupsGroup;
 import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.certification.partial.ConsistencyLevel;
 import io.polycert.core.testing.Await;
@@ -66,7 +67,7 @@ final class PartitionedCluster implements AutoCloseable {
 
     /** Makes a member fall silent (as if its process died), then closes it. */
     void crash(PartitionedStore s) {
-        s.group().discard().discardAll(true);
+        ((JGroupsGroup) s.group()).discard().discardAll(true);
         members.remove(s);
         s.close();
     }

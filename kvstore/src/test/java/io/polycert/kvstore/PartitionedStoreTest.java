@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.polycert.gcs.JGroupsGroup;
 import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.certification.partial.ConsistencyLevel;
 import io.polycert.core.ReadOnlyTransactionException;
@@ -340,9 +341,9 @@ class PartitionedStoreTest {
         if (isolateInsteadOfCrash) {
             // Cut one member off long enough to be excluded, then let it merge back.
             PartitionedStore cut = cluster.members.get(3);
-            cut.group().discard().discardAll(true);
+            ((JGroupsGroup) cut.group()).discard().discardAll(true);
             Thread.sleep(4_000);
-            cut.group().discard().discardAll(false);
+            ((JGroupsGroup) cut.group()).discard().discardAll(false);
         } else {
             cluster.crash(cluster.members.get(3));
         }

@@ -6,8 +6,6 @@ import io.polycert.core.group.View;
 import io.polycert.gcs.JGroupsGroup;
 import io.polycert.kvstore.PartitionedStore;
 import io.polycert.kvstore.Replica;
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
 import java.util.Locale;
 import org.jgroups.protocols.DISCARD;
 
@@ -65,22 +63,7 @@ public final class MemberFaults implements AutoCloseable {
 
     /** {@link #attach(Replica)} for a member of partial replication. */
     public static MemberFaults attach(PartitionedStore store) {
-        return new MemberFaults(groupOf(store));
-    }
-
-    /**
-     * The group under a partitioned store. {@code PartitionedStore.group()} is package-private (kvstore's own
-     * fault-injection tests use it); the harness reaches it by reflection rather than widening the library's API
-     * for a test tool.
-     */
-    static JGroupsGroup groupOf(PartitionedStore store) {
-        try {
-            Method group = PartitionedStore.class.getDeclaredMethod("group");
-            group.setAccessible(true);
-            return (JGroupsGroup) group.invoke(store);
-        } catch (NoSuchMethodException | IllegalAccessException | InvocationTargetException | RuntimeException e) {
-            throw new IllegalStateException("cannot reach the group of " + store + " for fault injection", e);
-        }
+        return new MemberFaults(store.group());
     }
 
     private void track() {
