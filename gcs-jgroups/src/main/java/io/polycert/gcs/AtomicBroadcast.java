@@ -101,8 +101,6 @@ final class AtomicBroadcast {
     private final Map<MemberId, Long> acked = new LinkedHashMap<>();
     /** Members this coordinator asked to exclude in the current epoch for lagging (see {@link #excludeLaggards}). */
     private final java.util.Set<MemberId> excluding = new java.util.HashSet<>();
-    /** When another member's acknowledgement last moved forward, or this epoch began (see {@link #tick}). */
-    private long lastAckProgress = System.nanoTime();
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
     /**
@@ -256,9 +254,6 @@ final class AtomicBroadcast {
         Ballot b = Ballot.read(in);
         long upTo = Wire.readPositive(in);
         if (b.equals(ballot) && mode == Mode.NORMAL && acked.containsKey(from)) {
-            if (upTo > acked.get(from)) {
-                lastAckProgress = System.nanoTime();
-            }
             acked.merge(from, upTo, Math::max);
         } else if (b.compareTo(ballot) > 0 && earlyAcks.size() < 64) {
             earlyAcks.computeIfAbsent(b, k -> new HashMap<>()).merge(from, upTo, Math::max); // we install b later
@@ -308,31 +303,41 @@ final class AtomicBroadcast {
      * behind while it and everyone else keep what it has not acknowledged; it comes back through a merge and a
      * state transfer.
      */
-    /**
-     * Called periodically. A coordinator that ordered entries and has heard no acknowledgement from anyone for
-     * {@code stallNanos} is most likely no longer a member for the others: stopped (SIGSTOP) long enough to be
-     * excluded, it wakes up in a view nobody else has, and failure detection cannot tell it (the others answer its
-     * suspicions). It excludes the members that do not acknowledge, so that it finds itself in a minority and
-     * merges back like a partitioned member.
-     */
-    void tick(long now) {
-        if (mode != Mode.NORMAL || !sequencer || now - lastAckProgress < engine.settings.stallNanos()) {
-            return;
+    /** Whether this member coordinates a primary view in which it waits for others' acknowledgements. */
+    boolean coordinatorAwaitingAcks() {
+        if (mode != Mode.NORMAL || !sequencer) {
+            return false;
         }
-        List<MemberId> silent = new ArrayList<>();
         for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
-            if (!e.getKey().equals(self) && e.getValue() < receivedUpTo && !excluding.contains(e.getKey())) {
-                silent.add(e.getKey());
+            if (!e.getKey().equals(self) && e.getValue() < receivedUpTo) {
+                return true;
             }
         }
-        if (silent.isEmpty()) {
+        return false;
+    }
+
+    /** Whether this member coordinates a primary view of more than itself. */
+    boolean coordinatingOthers() {
+        return mode == Mode.NORMAL && sequencer && installedView.members().size() > 1;
+    }
+
+    /**
+     * Asks GMS to exclude every other member of the view (see {@link GroupEngine#tick}): this coordinator has
+     * heard nothing from any of them for a long time while waiting for them.
+     */
+    void excludeOthers(long silentMs) {
+        List<MemberId> others = new ArrayList<>();
+        for (MemberId m : installedView.members()) {
+            if (!m.equals(self) && excluding.add(m)) {
+                others.add(m);
+            }
+        }
+        if (others.isEmpty()) {
             return;
         }
-        engine.log.warn("no acknowledgement for {} ms with entries up to {} outstanding: excluding {}, which no longer"
-                + " answer (this member was probably excluded by them)", (now - lastAckProgress) / 1_000_000,
-                receivedUpTo, silent);
-        for (MemberId m : silent) {
-            excluding.add(m);
+        engine.log.warn("heard nothing from {} for {} ms while waiting for them: excluding them (this member was"
+                + " probably excluded by them, and comes back through a merge)", others, silentMs);
+        for (MemberId m : others) {
             engine.transport.exclude(m);
         }
     }
@@ -718,7 +723,6 @@ final class AtomicBroadcast {
         mode = Mode.NORMAL;
         acked.clear();
         excluding.clear();
-        lastAckProgress = System.nanoTime();
         for (MemberId m : members) {
             acked.put(m, startSeq - 1);
         }

@@ -25,6 +25,8 @@ final class GroupEngine {
     final Transport transport;
     final DeliverySink sink;
     final Settings settings;
+    /** When a message from another member last arrived (see {@link #tick}). */
+    private volatile long lastHeardFromOthers = System.nanoTime();
     final RateLimitedLog log;
     final AtomicBroadcast ab;
     final ReliableBroadcast urb;
@@ -71,6 +73,9 @@ final class GroupEngine {
     // ---- inputs -------------------------------------------------------------------------------------------
 
     void onMessage(MemberId from, byte[] message) {
+        if (!from.equals(self)) {
+            lastHeardFromOthers = System.nanoTime();
+        }
         try {
             ValueInput in = Wire.in(message);
             byte type = in.readByte();
@@ -156,9 +161,18 @@ final class GroupEngine {
         urb.onViewInstalled(view);
     }
 
-    /** Periodic check, with the current {@link System#nanoTime()} (see {@link AtomicBroadcast#tick}). */
+    /**
+     * Periodic check, with the current {@link System#nanoTime()}. A coordinator that has heard nothing from any
+     * other member for {@code stallNanos} while it waits for them (entries to acknowledge, or a reliable broadcast
+     * not yet held by all) is most likely no longer a member for them: stopped (SIGSTOP) long enough to be
+     * excluded, it wakes up in a view nobody else has, and failure detection cannot tell it (the others answer its
+     * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member.
+     */
     void tick(long now) {
-        ab.tick(now);
+        if (now - lastHeardFromOthers >= settings.stallNanos() && ab.coordinatingOthers()
+                && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())) {
+            ab.excludeOthers((now - lastHeardFromOthers) / 1_000_000);
+        }
     }
 
     void viewBlocked(View view) {

@@ -171,6 +171,19 @@ final class ReliableBroadcast {
         engine.sink.reliable(id.origin, m.payload);
     }
 
+    /** Whether a message this member holds is not yet held by every member of the view. */
+    boolean awaitingOthers() {
+        if (view == null) {
+            return false;
+        }
+        for (Message m : messages.values()) {
+            if (m.payload != null && !m.holders.containsAll(view.members())) {
+                return true;
+            }
+        }
+        return false;
+    }
+
     int held() {
         return messages.size();
     }

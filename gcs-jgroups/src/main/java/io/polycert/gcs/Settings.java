@@ -10,9 +10,10 @@ package io.polycert.gcs;
  * @param maxLag ordered entries a member may hold fewer of than the coordinator ordered before the coordinator
  *     excludes it (it comes back by state transfer): the group delivers on a majority, so without a bound a member
  *     that falls behind (a lossy link) makes itself and everyone else buffer until their heaps run out
- * @param stallNanos how long a coordinator with entries outstanding may go without any acknowledgement before it
- *     concludes the others have excluded it (a coordinator stopped with SIGSTOP wakes up in a view nobody else
- *     has, which nothing else would make it leave) and excludes them in turn, to merge back
+ * @param stallNanos how long a coordinator waiting for the others (entries or reliable broadcasts they have not
+ *     acknowledged) may hear nothing from any of them before it concludes they have excluded it (a coordinator
+ *     stopped with SIGSTOP wakes up in a view nobody else has, which nothing else would make it leave) and
+ *     excludes them in turn, to merge back
  */
 record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding, int maxLag,
         long stallNanos) {
