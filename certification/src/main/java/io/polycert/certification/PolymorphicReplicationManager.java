@@ -134,6 +134,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final long startNanos;
         final CompletableFuture<Long> outcome = new CompletableFuture<>();
         boolean voteSent;
+        /** The vote sent, once {@link #voteSent}: sent again if the queue waits for it (see askForVote). */
+        boolean sentVote;
         // Timings for the oracle: written on the delivery thread before the outcome completes, read after.
         int messageBytes;
         long marshalNanos;
@@ -569,8 +571,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             long validationStart = System.nanoTime();
             commit = q.snapshot >= writes.horizon() && log.firstStaleRead(tx.request) == null;
             tx.validationNanos = System.nanoTime() - validationStart;
+            tx.sentVote = commit;
             tx.voteSentAt = System.nanoTime();
         }
+        q.voteAskedAt = System.nanoTime(); // a resend, if it does not come back, waits a while from here
         ValueOutput out = new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(q.key.txId()).writeBoolean(commit);
         try {
             group.reliableBroadcast(out.toByteArray());
@@ -621,8 +625,23 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      */
     private void askForVote(Queued head) {
         long now = System.nanoTime();
-        if (head.resolving || isSelf(head.key.origin()) || now - head.deliveredAt < VOTE_QUERY_AFTER_NANOS
+        if (head.resolving || now - head.deliveredAt < VOTE_QUERY_AFTER_NANOS
                 || (head.voteAskedAt != 0 && now - head.voteAskedAt < VOTE_QUERY_AFTER_NANOS)) {
+            return;
+        }
+        if (isSelf(head.key.origin())) {
+            // Our own vote went out but has not come back (a member that was cut off meanwhile): send it again.
+            boolean sent = head.local != null ? head.local.voteSent : head.untrackedVoteSent;
+            if (sent) {
+                head.voteAskedAt = now;
+                boolean vote = head.local != null && head.local.sentVote;
+                try {
+                    group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(head.key.txId())
+                            .writeBoolean(vote).toByteArray());
+                } catch (RuntimeException e) {
+                    LOG.debug("could not send the vote for {} again: {}", head.key, e.toString());
+                }
+            }
             return;
         }
         if (head.voteAskedAt == 0) {
