@@ -65,6 +65,23 @@ class VoteQueryTest {
         assertEquals(before, a.sent(Kind.RELIABLE).size());
     }
 
+    @Test
+    void anOriginatorWhoseVoteDidNotComeBackSendsItAgain() throws Exception {
+        HandFedReplica a = new HandFedReplica(A, List.of(A, B), CODEC, Protocol.VC);
+        VBox<Long> xAtA = root(a.stm);
+        CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> a.stm.atomic(() -> xAtA.put(7L)));
+        Sent tx = await(a, Kind.ORDERED, 1);
+        a.manager.deliverOrdered(A, 1, tx.payload());
+        Sent vote = await(a, Kind.RELIABLE, 1); // sent, and lost: not even A delivers it
+        Thread.sleep(1100);
+        a.manager.deliverReliable(B, vote(97)); // any delivery drains A's queue
+        Sent again = await(a, Kind.RELIABLE, 2);
+        assertTrue(java.util.Arrays.equals(vote.payload(), again.payload()), "the same vote");
+        a.manager.deliverReliable(A, again.payload());
+        commit.get(10, TimeUnit.SECONDS);
+        assertEquals(1, a.stm.latestVersion());
+    }
+
     private static VBox<Long> root(Stm stm) {
         return stm.root(1_000, 0L);
     }
