@@ -33,7 +33,7 @@ record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int 
         }
     }
 
-    static final int DEFAULT_MAX_LAG = 10_000;
+    static final int DEFAULT_MAX_LAG = 50_000;
     static final long DEFAULT_STALL_NANOS = 30_000_000_000L;
 
     Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding) {
