@@ -575,11 +575,16 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             tx.voteSentAt = System.nanoTime();
         }
         q.voteAskedAt = System.nanoTime(); // a resend, if it does not come back, waits a while from here
-        ValueOutput out = new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(q.key.txId()).writeBoolean(commit);
+        broadcastVote(q.key.txId(), commit);
+    }
+
+    /** Sends this replica's vote on its transaction {@code txId} by uniform reliable broadcast. */
+    private void broadcastVote(long txId, boolean commit) {
         try {
-            group.reliableBroadcast(out.toByteArray());
+            group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(txId).writeBoolean(commit)
+                    .toByteArray());
         } catch (RuntimeException e) {
-            LOG.warn("could not broadcast the vote for {}: {}", q.key, e.toString());
+            LOG.warn("could not broadcast the vote for our transaction {}: {}", txId, e.toString());
         }
     }
 
@@ -634,13 +639,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             boolean sent = head.local != null ? head.local.voteSent : head.untrackedVoteSent;
             if (sent) {
                 head.voteAskedAt = now;
-                boolean vote = head.local != null && head.local.sentVote;
-                try {
-                    group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(head.key.txId())
-                            .writeBoolean(vote).toByteArray());
-                } catch (RuntimeException e) {
-                    LOG.debug("could not send the vote for {} again: {}", head.key, e.toString());
-                }
+                broadcastVote(head.key.txId(), head.local != null && head.local.sentVote);
             }
             return;
         }
@@ -672,8 +671,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             if (vote == null || (q != null && q.protocol != Protocol.VC)) {
                 return; // not voted yet (the vote will come), or nothing to vote on
             }
-            group.reliableBroadcast(new ValueOutput(codec, 16).writeByte(VOTE).writeVarLong(txId).writeBoolean(vote)
-                    .toByteArray());
+            broadcastVote(txId, vote);
         } catch (RuntimeException e) {
             dropped(Level.WARN, "a malformed vote query from " + origin, e);
         }

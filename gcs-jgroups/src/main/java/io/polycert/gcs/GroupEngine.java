@@ -25,8 +25,10 @@ final class GroupEngine {
     final Transport transport;
     final DeliverySink sink;
     final Settings settings;
-    /** When a message from another member last arrived (see {@link #tick}). */
-    private volatile long lastHeardFromOthers = System.nanoTime();
+    /** Messages from other members so far, and when {@link #tick} last saw that count move (engine thread). */
+    private long heardFromOthers;
+    private long heardCountAtTick = -1;
+    private long lastHeardFromOthers = System.nanoTime();
     final RateLimitedLog log;
     final AtomicBroadcast ab;
     final ReliableBroadcast urb;
@@ -74,7 +76,7 @@ final class GroupEngine {
 
     void onMessage(MemberId from, byte[] message) {
         if (!from.equals(self)) {
-            lastHeardFromOthers = System.nanoTime();
+            heardFromOthers++; // a count, not a clock read per message: tick turns it into a time
         }
         try {
             ValueInput in = Wire.in(message);
@@ -169,6 +171,10 @@ final class GroupEngine {
      * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member.
      */
     void tick(long now) {
+        if (heardFromOthers != heardCountAtTick) {
+            heardCountAtTick = heardFromOthers;
+            lastHeardFromOthers = now;
+        }
         if (now - lastHeardFromOthers >= settings.stallNanos() && ab.coordinatingOthers()
                 && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())) {
             ab.excludeOthers((now - lastHeardFromOthers) / 1_000_000);
