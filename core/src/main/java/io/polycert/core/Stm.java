@@ -120,13 +120,13 @@ public final class Stm implements AutoCloseable {
     }
 
     Object read(VBox<?> box) {
-        Transaction tx = slots.get().current;
+        Slot slot = slots.get();
+        Transaction tx = slot.current;
         if (tx != null) {
             return tx.readChecked(box);
         }
-        checkNoOtherTransaction(box);
+        checkNoOtherTransaction(slot, box);
         // Publish the snapshot like a transaction would, or the collector could cut the version we walk to.
-        Slot slot = slots.get();
         VBox.Body body;
         try {
             body = box.bodyAt(enterSnapshot(slot).version);
@@ -141,11 +141,12 @@ public final class Stm implements AutoCloseable {
     }
 
     void write(VBox<?> box, Object value) {
-        Transaction tx = slots.get().current;
+        Slot slot = slots.get();
+        Transaction tx = slot.current;
         if (tx != null) {
             tx.writeChecked(box, value);
         } else {
-            checkNoOtherTransaction(box);
+            checkNoOtherTransaction(slot, box);
             atomic(() -> slots.get().current.writeChecked(box, value));
         }
     }
@@ -249,7 +250,7 @@ public final class Stm implements AutoCloseable {
         Slot slot = slots.get();
         ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot(slot));
         slot.current = tx;
-        TRANSACTIONS_ON_THREAD.get()[0]++;
+        slot.transactionsOnThread[0]++;
         return tx;
     }
 
@@ -259,7 +260,7 @@ public final class Stm implements AutoCloseable {
         Slot slot = slots.get();
         ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot(slot));
         slot.current = tx;
-        TRANSACTIONS_ON_THREAD.get()[0]++;
+        slot.transactionsOnThread[0]++;
         return tx;
     }
 
@@ -328,8 +329,8 @@ public final class Stm implements AutoCloseable {
         }
     }
 
-    private void checkNoOtherTransaction(VBox<?> box) {
-        if (TRANSACTIONS_ON_THREAD.get()[0] > 0) {
+    private void checkNoOtherTransaction(Slot slot, VBox<?> box) {
+        if (slot.transactionsOnThread[0] > 0) {
             throw new IllegalArgumentException(box + " belongs to " + this + ", but this thread runs a transaction"
                     + " of another STM: a box is read and written in its own STM's transactions only");
         }
@@ -362,7 +363,7 @@ public final class Stm implements AutoCloseable {
         slot.leave();
         if (slot.current == tx) {
             slot.current = null;
-            TRANSACTIONS_ON_THREAD.get()[0]--;
+            slot.transactionsOnThread[0]--;
         }
         // Mostly counted per thread, so finishing a transaction rarely reads a line other threads write; the
         // global threshold covers threads that each run only a few transactions.
@@ -373,7 +374,7 @@ public final class Stm implements AutoCloseable {
     }
 
     private Slot newSlot() {
-        Slot slot = new Slot(Thread.currentThread());
+        Slot slot = new Slot(Thread.currentThread(), TRANSACTIONS_ON_THREAD.get());
         allSlots.add(slot);
         return slot;
     }
@@ -547,9 +548,12 @@ public final class Stm implements AutoCloseable {
         Transaction current;
         volatile CommitRecord snapshot;
         int endedSinceCollect;
+        /** The owner's count of running transactions of any STM, kept here so no second lookup is needed. */
+        final int[] transactionsOnThread;
 
-        Slot(Thread owner) {
+        Slot(Thread owner, int[] transactionsOnThread) {
             this.owner = new WeakReference<>(owner);
+            this.transactionsOnThread = transactionsOnThread;
         }
 
         /**
