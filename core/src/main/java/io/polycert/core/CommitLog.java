@@ -4,9 +4,13 @@ package io.polycert.core;
  * The versions of one {@link Stm}, as seen by a {@link CommitHandler}: how to validate a transaction against what
  * committed after its snapshot, and how to install a write-set atomically as the next version.
  *
- * <p>Each install creates exactly one version, numbered one above the previous; readers never see part of it.
- * When a single thread installs versions in a delivery order shared by all replicas, every replica numbers its
- * versions identically, which is what makes snapshot versions meaningful across replicas.
+ * <p>A log is used in one of two ways. An embedded STM commits with {@link #validateAndAppend}, from any number of
+ * threads at once. A replicating {@link CommitHandler} installs every commit itself, with {@link #append} and
+ * {@link #installSnapshot}, from one thread at a time and never alongside {@code validateAndAppend}: then each
+ * install creates exactly one version, numbered one above the previous, and when that thread follows a delivery
+ * order shared by all replicas, every replica numbers its versions identically, which is what makes snapshot
+ * versions meaningful across replicas. (Mixing the two concurrently is refused when detected: versions could then
+ * repeat.) Readers never see part of a commit or install, never wait and never abort.
  */
 public interface CommitLog {
 
@@ -26,15 +30,20 @@ public interface CommitLog {
     VBox<?> firstStaleRead(CommitRequest request);
 
     /**
-     * Optimistic local commit: validates the read-set and installs the write-set as one new version, lock-free
-     * (threads committing at the same time help each other write back).
+     * Optimistic local commit: validates the read-set and installs the write-set as one new version. Threads
+     * committing at the same time never wait for one another for long: one that finds another's commit in its way
+     * finishes it if it is decided and aborts it if not.
      *
      * @return the new version
      * @throws TransactionAbortedException with cause {@link AbortCause#CONFLICT} if a read is stale
      */
     long validateAndAppend(CommitRequest request);
 
-    /** Installs the request's write-set as a new version without validating it (the caller certified it). */
+    /**
+     * Installs the request's write-set as the next version without validating it (the caller certified it).
+     *
+     * @throws IllegalStateException if another install runs at the same time, or a local commit ran alongside
+     */
     long append(CommitRequest request);
 
     /** Installs a write-set given as parallel arrays (for example one received from another replica). */

@@ -12,8 +12,8 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     private long commitVersion = -1;
     private final long startNanos = System.nanoTime();
 
-    ReadWriteTransaction(Stm stm, CommitRecord snapshot) {
-        super(stm, snapshot);
+    ReadWriteTransaction(Stm stm, long snapshotVersion) {
+        super(stm, snapshotVersion);
     }
 
     @Override
@@ -111,19 +111,6 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     @Override
     public Object writtenValue(int i) {
         return writes.value(i);
-    }
-
-    /** The first of {@code written} that this transaction read, or null. */
-    VBox<?> firstReadAmong(VBox<?>[] written) {
-        if (reads.size() == 0) {
-            return null;
-        }
-        for (VBox<?> box : written) {
-            if (reads.contains(box)) {
-                return box;
-            }
-        }
-        return null;
     }
 
     VBox<?>[] writtenBoxes() {

@@ -51,16 +51,24 @@ public final class Stm implements AutoCloseable {
     private final Log log = new Log();
     private final CommitHandler handler;
 
-    /** Newest fully written-back version: the snapshot new transactions take. */
-    private final LatestVersion latest;
-    /** Oldest version whose older versions may still be kept; the collector starts from here. */
-    private volatile CommitRecord oldestKept;
+    /**
+     * The newest version taken by a commit; new transactions read it as their snapshot. A commit takes its
+     * version only once its pending bodies sit on all its boxes, so a snapshot never sees part of a commit.
+     */
+    final PaddedLong clock = new PaddedLong();
+    /** No snapshot older than this is in use or can start: versions older than the one it sees can go. */
+    private final PaddedLong keepFrom = new PaddedLong();
+    /** The clock value at which the next collection is due, whatever the threads' own counts. */
+    private final PaddedLong nextCollectAt = new PaddedLong();
     private final AtomicBoolean collecting = new AtomicBoolean();
-    private volatile long nextCollectAt = COLLECT_EVERY;
+    /** The clock at the previous collection (read and written under {@link #collecting}). */
+    private long clockAtLastCollection = -1;
+    /** Set while a write-set is installed through the {@link CommitLog}: installs must come one at a time. */
+    private final AtomicBoolean installing = new AtomicBoolean();
     /** Collect garbage once this many versions were created since the last collection. */
     static final int COLLECT_EVERY = 16;
-    /** Spins to wait for a record's owner to write it back before helping. */
-    private static final int HELP_AFTER_SPINS = 64;
+    /** Spins to let a writer past its locking phase finish before aborting it. */
+    private static final int ABORT_AFTER_SPINS = 64;
     private volatile boolean closed;
 
     private Stm(Builder b) {
@@ -69,9 +77,7 @@ public final class Stm implements AutoCloseable {
         this.ids = b.ids != null ? b.ids : IdAllocator.sequential();
         this.strictCodec = b.strictCodec;
         this.boxListener = b.boxListener;
-        CommitRecord initial = CommitRecord.initial(0);
-        this.latest = new LatestVersion(initial);
-        this.oldestKept = initial;
+        nextCollectAt.set(COLLECT_EVERY);
         this.handler = Objects.requireNonNull(b.handlerFactory.create(log), "CommitHandler.Factory returned null");
     }
 
@@ -129,7 +135,7 @@ public final class Stm implements AutoCloseable {
         // Publish the snapshot like a transaction would, or the collector could cut the version we walk to.
         VBox.Body body;
         try {
-            body = box.bodyAt(enterSnapshot(slot).version);
+            body = box.bodyAt(enterSnapshot(slot), clock);
         } finally {
             slot.leave();
         }
@@ -271,7 +277,7 @@ public final class Stm implements AutoCloseable {
 
     /** The newest committed version. */
     public long latestVersion() {
-        return latestRecord().version;
+        return clock.get();
     }
 
     /**
@@ -319,10 +325,6 @@ public final class Stm implements AutoCloseable {
         }
     }
 
-    private CommitRecord latestRecord() {
-        return latest.get();
-    }
-
     private void checkOpen() {
         if (closed) {
             throw new StmClosedException(this + " is closed");
@@ -345,15 +347,16 @@ public final class Stm implements AutoCloseable {
     }
 
     /**
-     * Publishes the newest snapshot in this thread's slot. The re-check closes the race with the collector: a
-     * snapshot that stopped being the newest before it was published may already be collected, so we move on.
+     * Publishes the newest version in this thread's slot and returns it as the snapshot. The re-check closes the
+     * race with the collector: one that read the clock after ours moved on may have scanned the slot before we
+     * published, and decided that our snapshot's versions could go, so we take the newer version instead.
      */
-    private CommitRecord enterSnapshot(Slot slot) {
+    private long enterSnapshot(Slot slot) {
         for (;;) {
-            CommitRecord r = latestRecord();
-            slot.snapshot = r;
-            if (r == latestRecord()) {
-                return r;
+            long version = clock.get();
+            slot.snapshot = version;
+            if (clock.get() == version) {
+                return version;
             }
         }
     }
@@ -367,9 +370,9 @@ public final class Stm implements AutoCloseable {
         }
         // Mostly counted per thread, so finishing a transaction rarely reads a line other threads write; the
         // global threshold covers threads that each run only a few transactions.
-        if (++slot.endedSinceCollect >= COLLECT_EVERY || latestRecord().version >= nextCollectAt) {
+        if (++slot.endedSinceCollect >= COLLECT_EVERY || clock.get() >= nextCollectAt.get()) {
             slot.endedSinceCollect = 0;
-            collectGarbage();
+            collectGarbage(slot);
         }
     }
 
@@ -380,138 +383,265 @@ public final class Stm implements AutoCloseable {
     }
 
     /**
-     * Drops versions no snapshot can read any more. With v the oldest snapshot in use (or the newest version if
-     * none is), no transaction reads below v, so every record up to v lets the boxes it wrote forget what came
-     * before it. Runs every {@link #COLLECT_EVERY} versions, on whichever thread gets there first.
+     * Finds the oldest snapshot in use (or the clock, if none is), below which no transaction can read, and lets
+     * the versions this thread committed forget the versions before them. Runs every {@link #COLLECT_EVERY}
+     * transactions of a thread or versions of the STM; the scan runs on one thread at a time. Each thread trims
+     * its own versions; the scan also trims those of dead threads, and, once nothing has committed for a whole
+     * collection period, those of every thread, so a quiet STM keeps one version of every box.
      */
-    private void collectGarbage() {
-        if (!collecting.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            long limit = latestRecord().version; // read before the slots: see enterSnapshot
-            nextCollectAt = limit + COLLECT_EVERY;
-            for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
-                Slot slot = it.next();
-                Thread owner = slot.owner.get();
-                if (owner == null || !owner.isAlive()) {
-                    // A dead thread's transaction can never be used again (only its owner may), so its
-                    // snapshot holds nothing back.
-                    slot.current = null;
-                    slot.snapshot = null;
-                    if (owner == null) {
+    private void collectGarbage(Slot mine) {
+        if (collecting.compareAndSet(false, true)) {
+            try {
+                long now = clock.get(); // read before the slots: see enterSnapshot
+                long limit = now;
+                nextCollectAt.set(now + COLLECT_EVERY);
+                java.util.List<Slot> dead = null;
+                for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
+                    Slot slot = it.next();
+                    Thread owner = slot.owner.get();
+                    if (owner == null || !owner.isAlive()) {
+                        // A dead thread's transaction can never be used again (only its owner may): its snapshot
+                        // holds nothing back, and its versions are trimmed below, once.
                         it.remove();
+                        if (dead == null) {
+                            dead = new java.util.ArrayList<>();
+                        }
+                        dead.add(slot);
+                    } else {
+                        limit = Math.min(limit, slot.snapshot);
                     }
+                }
+                if (limit > keepFrom.get()) {
+                    keepFrom.set(limit);
+                }
+                boolean quiet = now == clockAtLastCollection;
+                clockAtLastCollection = now;
+                if (dead != null) {
+                    for (Slot slot : dead) {
+                        slot.current = null;
+                        slot.cutRetired(limit);
+                    }
+                }
+                if (quiet) {
+                    for (Slot slot : allSlots) {
+                        if (slot != mine) {
+                            slot.cutRetired(limit);
+                        }
+                    }
+                }
+            } finally {
+                collecting.set(false);
+            }
+        }
+        mine.trimRetired(keepFrom.get());
+    }
+
+    // ---- committing -------------------------------------------------------------------------------------
+    //
+    // A commit pushes a pending body (owned by its Commit) onto each box it writes, takes a version from the
+    // clock, validates its reads against what committed between its snapshot and that version, and marks itself
+    // committed; then it finishes its bodies. A pending head acts as the box's lock, held for a few instructions;
+    // a commit that finds another's pending head helps it along (finishes or removes it once decided) or, if it
+    // is still undecided, aborts it: nobody ever waits for a thread that may be descheduled. See Commit.
+
+    /** Local optimistic commit of a transaction of this STM, or of a request naming its boxes. */
+    private long commitLocal(CommitRequest request, VBox<?>[] boxes, Object[] values, Slot slot) {
+        long snapshot = request.snapshotVersion();
+        Commit commit = new Commit(false);
+        VBox.Body[] pending = new VBox.Body[boxes.length];
+        int pushed = 0;
+        try {
+            for (; pushed < boxes.length; pushed++) {
+                pending[pushed] = push(boxes[pushed], values[pushed], commit);
+            }
+            if (!commit.compareAndSet(Commit.LOCKING, Commit.LOCKED)) {
+                throw overtaken();
+            }
+            long version = clock.incrementAndGet();
+            if (version == snapshot + 1 && commit.compareAndSet(Commit.LOCKED, Commit.committed(version))) {
+                finish(pending, version, slot); // nothing committed since our snapshot: nothing to validate
+                return version;
+            }
+            if (!commit.compareAndSet(Commit.LOCKED, Commit.versioned(version))) {
+                long state = commit.state(); // a reader gave us a version first, or a writer aborted us
+                if (state == Commit.ABORTED) {
+                    throw overtaken();
+                }
+                version = Commit.versionOf(state);
+            }
+            if (version != snapshot + 1) { // else nothing committed in between
+                VBox<?> stale = firstOverwritten(request, snapshot, version, commit);
+                if (stale != null) {
+                    throw new TransactionAbortedException(AbortCause.CONFLICT, stale + " was overwritten after"
+                            + " snapshot " + snapshot);
+                }
+            }
+            if (!commit.compareAndSet(Commit.versioned(version), Commit.committed(version))) {
+                throw overtaken();
+            }
+            finish(pending, version, slot);
+            return version;
+        } catch (TransactionAbortedException e) {
+            abandon(commit, boxes, pending, pushed);
+            throw e;
+        }
+    }
+
+    private static TransactionAbortedException overtaken() {
+        return new TransactionAbortedException(AbortCause.CONFLICT, "a concurrent transaction needed a box this"
+                + " one writes, or read one at a version this one would have written, before it could commit");
+    }
+
+    /** Pushes a pending body of {@code commit} onto {@code box}, helping or aborting whoever is in the way. */
+    private VBox.Body push(VBox<?> box, Object value, Commit commit) {
+        VBox.Body mine = new VBox.Body(value, commit);
+        int spins = 0;
+        for (;;) {
+            if (commit.state() == Commit.ABORTED) {
+                throw overtaken();
+            }
+            VBox.Body head = box.head();
+            Commit other = head == null ? null : head.owner();
+            if (other != null) {
+                spins = clearWay(box, head, other, spins);
+                continue;
+            }
+            mine.next = head;
+            if (box.casHead(head, mine)) {
+                return mine;
+            }
+        }
+    }
+
+    /**
+     * Deals with a pending head of another commit: removes it if that commit aborted, finishes it if it
+     * committed, lets an install (which cannot abort) or a commit past its locking phase finish for a few spins,
+     * and otherwise aborts it.
+     *
+     * @return the spins so far
+     */
+    private int clearWay(VBox<?> box, VBox.Body head, Commit other, int spins) {
+        long state = other.state();
+        if (state == Commit.ABORTED) {
+            box.casHead(head, head.next);
+        } else if (Commit.isCommitted(state)) {
+            head.finish(Commit.versionOf(state));
+        } else if (other.certified || (state != Commit.LOCKING && spins < ABORT_AFTER_SPINS)) {
+            Thread.onSpinWait();
+            return spins + 1;
+        } else {
+            other.compareAndSet(state, Commit.ABORTED);
+        }
+        return spins;
+    }
+
+    /**
+     * The first box the request read that a commit overwrote after {@code snapshot} and before {@code version}
+     * (this commit's), or null. Commits still undecided before {@code version} are aborted by versionAtMost.
+     */
+    private VBox<?> firstOverwritten(CommitRequest request, long snapshot, long version, Commit commit) {
+        for (int i = 0, n = request.readSetSize(); i < n; i++) {
+            VBox<?> box = request.readBox(i);
+            for (VBox.Body b = box.head(); b != null; b = b.next) {
+                Commit owner = b.owner();
+                long v;
+                if (owner == null) {
+                    v = b.version;
+                } else if (owner == commit) {
+                    continue; // our own write of a box we read
+                } else if ((v = owner.versionAtMost(version, clock)) == Commit.INVISIBLE) {
                     continue;
                 }
-                CommitRecord r = slot.snapshot;
-                if (r != null) {
-                    limit = Math.min(limit, r.version);
+                if (v <= snapshot) {
+                    break; // the version we read (or an older one): still valid
+                }
+                if (v < version) {
+                    return box;
                 }
             }
-            CommitRecord head = oldestKept;
-            while (head.version < limit) {
-                CommitRecord next = head.next();
-                next.dropOlderVersions();
-                head = next;
+        }
+        return null;
+    }
+
+    /** Aborts {@code commit} (if nobody did) and takes its pending bodies off their boxes. */
+    private static void abandon(Commit commit, VBox<?>[] boxes, VBox.Body[] pending, int pushed) {
+        for (long state = commit.state(); state != Commit.ABORTED; state = commit.state()) {
+            if (Commit.isCommitted(state)) {
+                throw new IllegalStateException("a committed transaction cannot be abandoned");
             }
-            oldestKept = head;
+            commit.compareAndSet(state, Commit.ABORTED);
+        }
+        for (int i = 0; i < pushed; i++) {
+            boxes[i].casHead(pending[i], pending[i].next); // fails harmlessly if a helper removed it already
+        }
+    }
+
+    /**
+     * Finishes our bodies at {@code version} and cuts, below each, the versions no snapshot can read any more;
+     * bodies that keep older versions are remembered in the slot, to be trimmed when the oldest snapshot moves.
+     */
+    private void finish(VBox.Body[] pending, long version, Slot slot) {
+        long keep = keepFrom.get();
+        for (VBox.Body b : pending) {
+            b.finish(version);
+            for (VBox.Body x = b; x != null; x = x.next) {
+                if (x.version <= keep) {
+                    x.next = null;
+                    break;
+                }
+            }
+            if (b.next != null) {
+                slot.retire(b, keep);
+            }
+        }
+    }
+
+    /**
+     * Installs a write-set certified elsewhere as the next version, or (for a snapshot) as {@code version}. The
+     * version is chosen after the bodies are pushed and published with the commit's state before the clock
+     * moves, so a reader either sees it in {@code LOCKING} (and its snapshot is older) or knows its version; and
+     * versions come out one above the previous, as replicas need. Installs come one at a time and not while local
+     * commits run (a replicating handler installs every commit itself).
+     */
+    private long install(VBox<?>[] boxes, Object[] values, long version) {
+        if (boxes.length != values.length) {
+            throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
+        }
+        checkOwnBoxes(boxes);
+        if (!installing.compareAndSet(false, true)) {
+            throw new IllegalStateException("write-sets are installed through the CommitLog by one thread at a"
+                    + " time (the replication layer's delivery order); another install is running");
+        }
+        try {
+            long previous = clock.get();
+            if (version >= 0 && version <= previous) {
+                throw new IllegalStateException("a snapshot at version " + version + " cannot be installed over"
+                        + " version " + previous + ": it must be newer than what this STM committed");
+            }
+            Commit commit = new Commit(true);
+            VBox.Body[] pending = new VBox.Body[boxes.length];
+            for (int i = 0; i < boxes.length; i++) {
+                pending[i] = push(boxes[i], values[i], commit);
+            }
+            long v = version >= 0 ? version : clock.get() + 1;
+            commit.setCommitted(v);
+            boolean alone = clock.compareAndSet(v == version ? previous : v - 1, v);
+            finish(pending, v, slots.get());
+            if (!alone) {
+                throw new IllegalStateException("a local commit ran while a write-set was installed: version " + v
+                        + " may now be shared by two commits; installs must not run alongside local commits");
+            }
+            return v;
         } finally {
-            collecting.set(false);
+            installing.set(false);
         }
     }
 
-    /**
-     * Writes back every appended record in order and returns the tail, now the latest version. A record's owner
-     * is usually busy writing it back already, so we wait for it briefly before helping (helping costs both
-     * threads cache misses on the same boxes).
-     */
-    private CommitRecord helpWriteBackAll() {
-        return helpWriteBackAll(null);
-    }
-
-    /** As {@link #helpWriteBackAll()}, writing back {@code own} (this thread's record) without waiting. */
-    private CommitRecord helpWriteBackAll(CommitRecord own) {
-        CommitRecord r = latestRecord();
-        for (CommitRecord n = r.next(); n != null; r = n, n = r.next()) {
-            for (int spin = 0; n != own && spin < HELP_AFTER_SPINS && !n.isWrittenBack(); spin++) {
-                Thread.onSpinWait();
+    private void checkOwnBoxes(VBox<?>[] boxes) {
+        for (VBox<?> box : boxes) {
+            if (box.stm != this) {
+                throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to " + this);
             }
-            n.writeBack();
-            latest.compareAndSet(r, n);
-        }
-        return r;
-    }
-
-    /**
-     * Local optimistic commit of one of our own transactions. Validation walks the records appended since the
-     * snapshot and looks for boxes we read among the boxes they wrote, so it neither waits for nor helps their
-     * write-back; only publishing our version needs the older ones written back first.
-     */
-    private long commitLocal(ReadWriteTransaction tx) {
-        VBox<?>[] boxes = tx.writtenBoxes();
-        Object[] values = tx.writtenValues();
-        CommitRecord last = tx.snapshot;
-        for (;;) {
-            for (CommitRecord r = last.next(); r != null; last = r, r = r.next()) {
-                VBox<?> stale = tx.firstReadAmong(r.boxes);
-                if (stale != null) {
-                    throw new TransactionAbortedException(AbortCause.CONFLICT, stale + " was overwritten at version "
-                            + r.version + " after snapshot " + tx.snapshotVersion);
-                }
-            }
-            CommitRecord mine = new CommitRecord(last.version + 1, boxes, values);
-            if (last.tryAppend(mine)) {
-                writeBackAppended(mine, last);
-                helpWriteBackUpTo(mine); // a commit that returned is visible to every transaction begun after
-                return mine.version;
-            }
-        }
-    }
-
-    /**
-     * Writes back a record we just appended. If no older record still being written back touches our boxes, we
-     * install ours at once, without waiting for them (versions of each box still arrive in order), and publish
-     * as far as the records are written back; whoever completes the older ones publishes ours. Otherwise we go in
-     * order, helping.
-     */
-    private void writeBackAppended(CommitRecord mine, CommitRecord predecessor) {
-        CommitRecord published = latestRecord();
-        if (published == predecessor) { // the common case: nothing older is pending
-            mine.writeBack();
-            latest.compareAndSet(predecessor, mine);
-            publishWrittenBack(mine);
-            return;
-        }
-        // (another thread may have helped ours already and published past it: then n runs off the end)
-        for (CommitRecord n = latestRecord().next(); n != null && n.version < mine.version; n = n.next()) {
-            if (!n.isWrittenBack() && n.overlaps(mine)) {
-                helpWriteBackUpTo(mine);
-                return;
-            }
-        }
-        mine.writeBack();
-        publishWrittenBack(latestRecord());
-    }
-
-    /** Writes back and publishes, in order, every record up to {@code mine} (ours: no waiting for it). */
-    private void helpWriteBackUpTo(CommitRecord mine) {
-        CommitRecord r = latestRecord();
-        while (r.version < mine.version) {
-            CommitRecord n = r.next();
-            for (int spin = 0; n != mine && spin < HELP_AFTER_SPINS && !n.isWrittenBack(); spin++) {
-                Thread.onSpinWait();
-            }
-            n.writeBack();
-            latest.compareAndSet(r, n);
-            r = n;
-        }
-    }
-
-    /** Advances the latest version from {@code r} over records written back; stops at the first that is not. */
-    private void publishWrittenBack(CommitRecord r) {
-        for (CommitRecord n = r.next(); n != null && n.isWrittenBack(); r = n, n = r.next()) {
-            latest.compareAndSet(r, n);
         }
     }
 
@@ -532,13 +662,19 @@ public final class Stm implements AutoCloseable {
         return sb.toString();
     }
 
-    /** A thread's current transaction and the snapshot it reads (null when none), for the collector. */
+    /**
+     * A thread's current transaction, the snapshot it reads (NONE when none), for the collector, and the bodies
+     * it committed that still keep older versions.
+     */
     private static final class Slot {
         private static final VarHandle SNAPSHOT;
+        static final long NONE = Long.MAX_VALUE;
+        /** Bodies remembered for trimming; beyond this, the oldest are forgotten (they keep one older version). */
+        private static final int RETIRED_CAPACITY = 1024;
 
         static {
             try {
-                SNAPSHOT = MethodHandles.lookup().findVarHandle(Slot.class, "snapshot", CommitRecord.class);
+                SNAPSHOT = MethodHandles.lookup().findVarHandle(Slot.class, "snapshot", long.class);
             } catch (ReflectiveOperationException e) {
                 throw new ExceptionInInitializerError(e);
             }
@@ -546,10 +682,13 @@ public final class Stm implements AutoCloseable {
 
         final WeakReference<Thread> owner;
         Transaction current;
-        volatile CommitRecord snapshot;
+        volatile long snapshot = NONE;
         int endedSinceCollect;
         /** The owner's count of running transactions of any STM, kept here so no second lookup is needed. */
         final int[] transactionsOnThread;
+        /** Changed by the owner only; the collector reads them racily and only cuts (see cutRetired). */
+        private VBox.Body[] retired = new VBox.Body[16];
+        private int retiredCount;
 
         Slot(Thread owner, int[] transactionsOnThread) {
             this.owner = new WeakReference<>(owner);
@@ -561,7 +700,54 @@ public final class Stm implements AutoCloseable {
          * enterSnapshot), withdrawing it does not, since a collector that still sees it only keeps more.
          */
         void leave() {
-            SNAPSHOT.setRelease(this, null);
+            SNAPSHOT.setRelease(this, NONE);
+        }
+
+        void retire(VBox.Body body, long keep) {
+            if (retiredCount == retired.length) {
+                trimRetired(keep);
+                if (retiredCount == retired.length) {
+                    if (retired.length < RETIRED_CAPACITY) {
+                        retired = java.util.Arrays.copyOf(retired, retired.length * 2);
+                    } else { // a long snapshot holds everything back: forget the older half
+                        int half = retiredCount / 2;
+                        System.arraycopy(retired, half, retired, 0, retiredCount - half);
+                        java.util.Arrays.fill(retired, retiredCount - half, retiredCount, null);
+                        retiredCount -= half;
+                    }
+                }
+            }
+            retired[retiredCount++] = body;
+        }
+
+        /**
+         * The collector's pass over another thread's remembered bodies: cuts the older versions of those at
+         * {@code keep} or before, leaving the array to its owner. Racing the owner is harmless: any finished body
+         * at or before {@code keep} may lose its older versions, and an entry missed now is cut later.
+         */
+        void cutRetired(long keep) {
+            VBox.Body[] bodies = retired;
+            for (int i = 0, n = Math.min(retiredCount, bodies.length); i < n; i++) {
+                VBox.Body b = bodies[i];
+                if (b != null && b.owner() == null && b.version <= keep) {
+                    b.next = null;
+                }
+            }
+        }
+
+        /** Owner only: cuts the older versions of every remembered body at {@code keep} or before, and forgets it. */
+        void trimRetired(long keep) {
+            int kept = 0;
+            for (int i = 0; i < retiredCount; i++) {
+                VBox.Body b = retired[i];
+                if (b.version <= keep) {
+                    b.next = null;
+                } else {
+                    retired[kept++] = b;
+                }
+            }
+            java.util.Arrays.fill(retired, kept, retiredCount, null);
+            retiredCount = kept;
         }
     }
 
@@ -570,7 +756,7 @@ public final class Stm implements AutoCloseable {
 
         @Override
         public long latestVersion() {
-            return latestRecord().version;
+            return clock.get();
         }
 
         @Override
@@ -580,7 +766,6 @@ public final class Stm implements AutoCloseable {
 
         @Override
         public VBox<?> firstStaleRead(CommitRequest request) {
-            helpWriteBackAll();
             long snapshot = request.snapshotVersion();
             for (int i = 0, n = request.readSetSize(); i < n; i++) {
                 VBox<?> box = request.readBox(i);
@@ -594,40 +779,21 @@ public final class Stm implements AutoCloseable {
         @Override
         public long validateAndAppend(CommitRequest request) {
             if (request instanceof ReadWriteTransaction tx && tx.stm == Stm.this) {
-                return commitLocal(tx);
+                return commitLocal(tx, tx.writtenBoxes(), tx.writtenValues(), slots.get());
             }
             VBox<?>[] boxes = boxesOf(request);
-            Object[] values = valuesOf(request);
-            long snapshot = request.snapshotVersion();
-            for (;;) {
-                CommitRecord tail = helpWriteBackAll();
-                // Every version up to tail is written back, so a box newer than the snapshot was overwritten.
-                if (tail.version != snapshot) {
-                    for (int i = 0, n = request.readSetSize(); i < n; i++) {
-                        VBox<?> box = request.readBox(i);
-                        long v = box.latestVersion();
-                        if (v > snapshot) {
-                            throw new TransactionAbortedException(AbortCause.CONFLICT, box
-                                    + " was overwritten at version " + v + " after snapshot " + snapshot);
-                        }
-                    }
-                }
-                CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
-                if (tail.tryAppend(mine)) {
-                    helpWriteBackUpTo(mine);
-                    return mine.version;
-                }
-            }
+            checkOwnBoxes(boxes);
+            return commitLocal(request, boxes, valuesOf(request), slots.get());
         }
 
         @Override
         public long append(CommitRequest request) {
-            return append(boxesOf(request), valuesOf(request));
+            return install(boxesOf(request), valuesOf(request), -1);
         }
 
         @Override
         public Object latestValue(VBox<?> box) {
-            VBox.Body body = box.bodyAt(latestRecord().version);
+            VBox.Body body = box.bodyAt(clock.get(), clock);
             if (body == null) {
                 throw new IllegalStateException(box + " has no committed value");
             }
@@ -641,45 +807,15 @@ public final class Stm implements AutoCloseable {
 
         @Override
         public void installSnapshot(long version, VBox<?>[] boxes, Object[] values) {
-            if (boxes.length != values.length) {
-                throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
+            if (version < 0) {
+                throw new IllegalArgumentException("a snapshot's version cannot be negative: " + version);
             }
-            checkOwnBoxes(boxes);
-            // One record that writes every box: snapshots older than it keep reading the versions they read.
-            CommitRecord tail = helpWriteBackAll();
-            if (version <= tail.version) {
-                throw new IllegalStateException("a snapshot at version " + version + " cannot be installed over"
-                        + " version " + tail.version + ": it must be newer than what this STM committed");
-            }
-            CommitRecord snapshot = new CommitRecord(version, boxes, values);
-            if (!tail.tryAppend(snapshot)) {
-                throw new IllegalStateException("a transaction committed while the snapshot was installed");
-            }
-            helpWriteBackUpTo(snapshot);
+            install(boxes, values, version);
         }
 
         @Override
         public long append(VBox<?>[] boxes, Object[] values) {
-            if (boxes.length != values.length) {
-                throw new IllegalArgumentException(boxes.length + " boxes but " + values.length + " values");
-            }
-            checkOwnBoxes(boxes);
-            for (;;) {
-                CommitRecord tail = helpWriteBackAll();
-                CommitRecord mine = new CommitRecord(tail.version + 1, boxes, values);
-                if (tail.tryAppend(mine)) {
-                    helpWriteBackUpTo(mine);
-                    return mine.version;
-                }
-            }
-        }
-
-        private void checkOwnBoxes(VBox<?>[] boxes) {
-            for (VBox<?> box : boxes) {
-                if (box.stm != Stm.this) {
-                    throw new IllegalArgumentException(box + " belongs to " + box.stm + ", not to " + Stm.this);
-                }
-            }
+            return install(boxes, values, -1);
         }
 
         private VBox<?>[] boxesOf(CommitRequest request) {

@@ -15,17 +15,13 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     public enum Status { ACTIVE, COMMITTED, ABORTED }
 
     final Stm stm;
-    /** Cleared when the transaction ends, so a Transaction kept by the application pins no later commits. */
-    CommitRecord snapshot;
-    /** Copied from the snapshot record, whose line other threads write when they append after it. */
     final long snapshotVersion;
     final Thread owner;
     Status status = Status.ACTIVE;
 
-    Transaction(Stm stm, CommitRecord snapshot) {
+    Transaction(Stm stm, long snapshotVersion) {
         this.stm = stm;
-        this.snapshot = snapshot;
-        this.snapshotVersion = snapshot.version;
+        this.snapshotVersion = snapshotVersion;
         this.owner = Thread.currentThread();
     }
 
@@ -108,7 +104,7 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     }
 
     final Object readSnapshot(VBox<?> box) {
-        VBox.Body body = box.bodyAt(snapshotVersion);
+        VBox.Body body = box.bodyAt(snapshotVersion, stm.clock);
         if (body == null) {
             throw new IllegalStateException(box + " has no value in snapshot " + snapshotVersion
                     + ": it was created by a transaction that had not committed when this one began");
@@ -119,7 +115,6 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     /** Releases the snapshot and unbinds the thread. */
     final void end(Status outcome) {
         status = outcome;
-        snapshot = null;
         stm.release(this);
     }
 }

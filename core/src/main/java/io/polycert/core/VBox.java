@@ -62,42 +62,38 @@ public final class VBox<T> {
 
     // ---- multi-version internals -------------------------------------------------------------------------
 
-    /** The newest body whose version is at most {@code version}, or null if none is that old. */
-    Body bodyAt(long version) {
-        Body b = body;
-        while (b != null && b.version > version) {
-            b = b.next;
-        }
-        return b;
+    Body head() {
+        return body;
     }
 
-    /** Version of the newest committed value; -1 if the box has no committed value yet. */
+    boolean casHead(Body expected, Body next) {
+        return BODY.compareAndSet(this, expected, next);
+    }
+
+    /** The newest body committed at {@code version} or before, or null if none is that old. Never waits. */
+    Body bodyAt(long version, PaddedLong clock) {
+        for (Body b = body; b != null; b = b.next) {
+            Commit owner = b.owner();
+            if (owner == null ? b.version <= version : owner.versionAtMost(version, clock) <= version) {
+                return b;
+            }
+        }
+        return null;
+    }
+
+    /** Version of the newest committed value; -1 if the box has no committed value yet. Reads only. */
     long latestVersion() {
-        Body b = body;
-        return b == null ? -1 : b.version;
-    }
-
-    /**
-     * Installs {@code value} as {@code version} unless an equal or newer version is already there. Idempotent, so
-     * several threads helping the same write-back race harmlessly.
-     *
-     * @return the body holding {@code version}, or null if a newer version already covers it (then whoever
-     *     completed this version's write-back has it)
-     */
-    Body install(Object value, long version) {
-        for (;;) {
-            Body head = body;
-            if (head != null && head.version >= version) {
-                return head.version == version ? head : null;
-            }
-            Body mine = new Body(value, version, head);
-            if (BODY.compareAndSet(this, head, mine)) {
-                return mine;
+        for (Body b = body; b != null; b = b.next) {
+            Commit owner = b.owner();
+            long v = owner == null ? b.version : owner.committedVersion();
+            if (v >= 0) {
+                return v;
             }
         }
+        return -1;
     }
 
-    /** Number of versions kept (for tests of garbage collection). */
+    /** Number of versions kept, pending ones included (for tests of garbage collection). */
     int versionCount() {
         int n = 0;
         for (Body b = body; b != null; b = b.next) {
@@ -106,16 +102,56 @@ public final class VBox<T> {
         return n;
     }
 
-    /** One committed version. Published by the CAS on {@code body}; {@code next} is only ever cut, never relinked. */
+    /**
+     * One version. A commit pushes it as the head with {@code owner} set (pending: its state says whether and at
+     * which version it is visible); once the commit is decided, {@code version} is set and {@code owner} cleared.
+     * Only the head can be pending: a commit pushes onto a finished head only. {@code next} is only ever cut by
+     * the collector, never relinked.
+     */
     static final class Body {
+        private static final VarHandle OWNER;
+
+        static {
+            try {
+                OWNER = MethodHandles.lookup().findVarHandle(Body.class, "owner", Commit.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
         final Object value;
-        final long version;
+        /** Valid once {@code owner} is null (written before owner is cleared, read after it is seen null). */
+        long version;
+        /**
+         * Read with acquire, cleared with release (see {@link #owner()}); set plainly when constructed, since a
+         * body is published by the CAS that makes it a box's head.
+         */
+        @SuppressWarnings("unused")
+        private Commit owner;
         Body next;
 
+        /** A committed version. */
         Body(Object value, long version, Body next) {
             this.value = value;
             this.version = version;
             this.next = next;
+        }
+
+        /** A pending version of {@code owner}. */
+        Body(Object value, Commit owner) {
+            this.value = value;
+            this.owner = owner;
+        }
+
+        /** The commit deciding this body, or null once it is finished (then {@link #version} is valid). */
+        Commit owner() {
+            return (Commit) OWNER.getAcquire(this);
+        }
+
+        /** Marks this pending body committed at {@code version}; idempotent, so helpers may race. */
+        void finish(long version) {
+            this.version = version;
+            OWNER.setRelease(this, null);
         }
     }
 }

@@ -39,16 +39,6 @@ class ReviewStressTest {
 
     // ---- helpers --------------------------------------------------------------------------------------------
 
-    private static CommitRecord latestRecord(Stm stm) {
-        try {
-            Field f = Stm.class.getDeclaredField("latest");
-            f.setAccessible(true);
-            return ((LatestVersion) f.get(stm)).get();
-        } catch (ReflectiveOperationException e) {
-            throw new AssertionError(e);
-        }
-    }
-
     private static int slotCount(Stm stm) {
         try {
             Field f = Stm.class.getDeclaredField("allSlots");
@@ -59,35 +49,38 @@ class ReviewStressTest {
         }
     }
 
-    private static CommitRecord tail(CommitRecord r) {
-        while (r.next() != null) {
-            r = r.next();
+    /** Whether some commit is in flight on one of {@code boxes}: its pending body sits on the box. */
+    private static boolean hasPendingCommit(List<? extends VBox<?>> boxes) {
+        for (VBox<?> box : boxes) {
+            VBox.Body head = box.head();
+            if (head != null && head.owner() != null) {
+                return true;
+            }
         }
-        return r;
+        return false;
     }
 
-    /** Whether some record was appended but is not written back yet (so {@code latest} cannot move past it). */
-    private static boolean hasPendingRecord(Stm stm) {
-        CommitRecord n = latestRecord(stm).next();
-        return n != null && !n.isWrittenBack();
+    private static void assertNoCommitLeftPending(java.util.Collection<? extends VBox<?>> boxes) {
+        assertTrue(!hasPendingCommit(new ArrayList<>(boxes)), "a commit was left pending on a box");
     }
 
     /**
-     * Suspends {@code t} at random moments until it is caught in the middle of a commit: its record appended but
-     * not written back. Then runs {@code whileStalled} and resumes {@code t}. Thread.suspend still works on JDK 17
+     * Suspends the committer at random moments until it is caught in the middle of a commit: its pending bodies
+     * on its boxes. Then runs {@code whileStalled} and resumes it. Thread.suspend still works on JDK 17
      * (it was degraded to throw only in JDK 20); suspension happens at a handshake, and the STM holds no monitors.
      *
      * @return whether such a moment was found before the deadline
      */
     @SuppressWarnings("removal")
-    private static boolean whileStalledMidCommit(Stm stm, Thread t, long millis, Runnable whileStalled)
+    private static boolean whileStalledMidCommit(Committer committer, long millis, Runnable whileStalled)
             throws InterruptedException {
+        Thread t = committer.thread();
         long deadline = System.nanoTime() + millis * 1_000_000L;
         Random random = new Random(42);
         while (System.nanoTime() < deadline) {
             t.suspend();
             try {
-                if (hasPendingRecord(stm)) {
+                if (hasPendingCommit(committer.boxes())) {
                     whileStalled.run();
                     return true;
                 }
@@ -99,8 +92,12 @@ class ReviewStressTest {
         return false;
     }
 
-    /** A thread committing, until {@code stop}, to 8 boxes of its own (8 installs per write-back). */
-    private static Thread startCommitter(Stm stm, AtomicBoolean stop) {
+    /** A thread committing to boxes of its own. */
+    private record Committer(Thread thread, List<VBox<Long>> boxes) {
+    }
+
+    /** A thread committing, until {@code stop}, to 8 boxes of its own (8 pending bodies per commit). */
+    private static Committer startCommitter(Stm stm, AtomicBoolean stop) {
         List<VBox<Long>> xs = new ArrayList<>();
         for (int i = 0; i < 8; i++) {
             xs.add(stm.newBox(0L));
@@ -113,7 +110,7 @@ class ReviewStressTest {
             }
         });
         o.start();
-        return o;
+        return new Committer(o, xs);
     }
 
     private static Thread runInNewThread(Runnable r) throws InterruptedException {
@@ -201,7 +198,7 @@ class ReviewStressTest {
      * Six threads on few boxes: read-modify-writes with overlapping write-sets, blind writes, thread-private
      * write-sets (fast-path write-back out of order), box creation, explicit begin/commit, long read-only
      * transactions that re-read everything, foreign requests through the generic validation path and blind
-     * appends (replication style). Checks exact snapshot reads, serializability, the final state, that every
+     * foreign writes. (Installs, which replication runs on one thread with no local commits, have their own test.) Checks exact snapshot reads, serializability, the final state, that every
      * record ends up published, and that a full collection leaves one version per box.
      */
     @Test
@@ -385,13 +382,21 @@ class ReviewStressTest {
                         }
                     }
                     continue;
-                } else { // blind append, as a replica applying a remote commit would
+                } else { // blind write of a foreign request (aborted only if a concurrent commit overtakes it)
                     int a = random.nextInt(shared);
                     History.Recorder r = new History.Recorder(name);
                     long v = unique.incrementAndGet();
                     r.write(boxes.get(a).id(), v);
-                    long version = log.append(new VBox<?>[] {boxes.get(a)}, new Object[] {v});
-                    recs.add(new Rec(r.committedAt(version), version));
+                    for (;;) {
+                        try {
+                            long version = log.validateAndAppend(new ForeignRequest(stm.latestVersion(),
+                                    new VBox<?>[0], new VBox<?>[] {boxes.get(a)}, new Object[] {v}));
+                            recs.add(new Rec(r.committedAt(version), version));
+                            break;
+                        } catch (TransactionAbortedException e) {
+                            assertEquals(AbortCause.CONFLICT, e.abortCause());
+                        }
+                    }
                     continue;
                 }
                 Transaction tx = txh[0];
@@ -402,8 +407,11 @@ class ReviewStressTest {
         assertEquals(threads * txnsPerThread, recs.size());
 
         // every appended record was published
-        CommitRecord latest = latestRecord(stm);
-        assertSame(tail(latest), latest, "a record was left unpublished");
+        List<VBox<?>> everyBox = new ArrayList<>(created.values());
+        everyBox.addAll(boxes);
+        everyBox.addAll(privates);
+        everyBox.add(registry);
+        assertNoCommitLeftPending(everyBox);
 
         List<String> problems = checkReadsMatchSnapshots(recs);
         assertTrue(problems.isEmpty(), String.join("\n", problems));
@@ -429,8 +437,8 @@ class ReviewStressTest {
             }
         }));
 
-        // a full collection with no reader left keeps exactly one version of every box
-        for (int i = 0; i < Stm.COLLECT_EVERY; i++) {
+        // a collection period with nothing committed, and no reader left, leaves exactly one version of every box
+        for (int i = 0; i < 2 * Stm.COLLECT_EVERY; i++) {
             stm.readOnly(() -> { });
         }
         for (VBox<Long> box : all.values()) {
@@ -494,7 +502,7 @@ class ReviewStressTest {
                 }
             }
         });
-        for (int i = 0; i < Stm.COLLECT_EVERY; i++) {
+        for (int i = 0; i < 2 * Stm.COLLECT_EVERY; i++) { // a collection period with nothing committed
             stm.readOnly(() -> { });
         }
         assertEquals(1, a.versionCount());
@@ -557,7 +565,72 @@ class ReviewStressTest {
         History history = new History();
         recs.forEach(r -> history.add(r.txn()));
         SerializationGraphChecker.check(history).assertSerializable();
-        assertSame(tail(latestRecord(stm)), latestRecord(stm), "a record was left unpublished");
+        assertNoCommitLeftPending(boxes);
+    }
+
+    /**
+     * Replication's way of committing: one thread installs write-sets (as in delivery order) while other threads
+     * run read-only transactions. Versions come out one above the previous, and every read returns exactly the
+     * newest install at or before its snapshot, including installs caught half-pushed.
+     */
+    @Test
+    void installsAreNumberedInOrderAndSeenWhole() throws Exception {
+        AtomicReference<CommitLog> logRef = new AtomicReference<>();
+        Stm stm = Stm.builder().commitHandler(log -> {
+            logRef.set(log);
+            return request -> {
+                throw new IllegalStateException("nothing commits locally in this test");
+            };
+        }).build();
+        CommitLog log = logRef.get();
+        int boxCount = 12;
+        List<VBox<Long>> boxes = new ArrayList<>();
+        for (int i = 0; i < boxCount; i++) {
+            boxes.add(stm.newBox(History.INITIAL_VALUE));
+        }
+        int installs = 20_000;
+        List<Rec> recs = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicBoolean done = new AtomicBoolean();
+        AtomicLong unique = new AtomicLong();
+        ConcurrentHistoryTest.runThreads(4, thread -> {
+            Random random = new Random(500 + thread);
+            if (thread == 0) {
+                try {
+                    for (int t = 0; t < installs; t++) {
+                        int[] which = random.ints(1 + random.nextInt(5), 0, boxCount).distinct().toArray();
+                        VBox<?>[] ws = new VBox<?>[which.length];
+                        Object[] vs = new Object[which.length];
+                        History.Recorder r = new History.Recorder("install." + t);
+                        for (int k = 0; k < which.length; k++) {
+                            ws[k] = boxes.get(which[k]);
+                            vs[k] = unique.incrementAndGet();
+                            r.write(ws[k].id(), (Long) vs[k]);
+                        }
+                        long before = stm.latestVersion();
+                        long version = log.append(ws, vs);
+                        assertEquals(before + 1, version, "an install's version");
+                        recs.add(new Rec(r.committedAt(version), version));
+                    }
+                } finally {
+                    done.set(true);
+                }
+                return;
+            }
+            int n = 0;
+            while (!done.get()) {
+                Transaction tx = stm.beginReadOnly();
+                History.Recorder r = new History.Recorder("read." + thread + "." + n++);
+                for (int i : random.ints(1 + random.nextInt(boxCount), 0, boxCount).toArray()) {
+                    r.read(boxes.get(i).id(), boxes.get(i).get());
+                }
+                tx.commit();
+                recs.add(new Rec(r.committedAt(tx.commitVersion()), tx.snapshotVersion()));
+            }
+        });
+        assertEquals(installs, stm.latestVersion());
+        List<String> problems = checkReadsMatchSnapshots(recs);
+        assertTrue(problems.isEmpty(), String.join("\n", problems));
+        assertNoCommitLeftPending(boxes);
     }
 
     // ---- bug demonstrations -----------------------------------------------------------------------------------
@@ -624,12 +697,12 @@ class ReviewStressTest {
         Stm stm = Stm.create();
         VBox<Long> y = stm.newBox(0L);
         AtomicBoolean stop = new AtomicBoolean();
-        Thread o = startCommitter(stm, stop);
+        Committer o = startCommitter(stm, stop);
         long[] commitVersion = new long[1];
         long[] seenValue = new long[1];
         long[] seenLatest = new long[1];
         try {
-            boolean caught = whileStalledMidCommit(stm, o, 15_000, () -> {
+            boolean caught = whileStalledMidCommit(o, 15_000, () -> {
                 try {
                     runInNewThread(() -> {
                         Transaction tx = stm.begin();
@@ -648,7 +721,7 @@ class ReviewStressTest {
             assertTrue(caught, "never caught a commit in the middle of its write-back");
         } finally {
             stop.set(true);
-            o.join();
+            o.thread().join();
         }
         assertTrue(seenLatest[0] >= commitVersion[0], "latestVersion() " + seenLatest[0]
                 + " on another thread after a commit at version " + commitVersion[0] + " returned");
@@ -663,10 +736,10 @@ class ReviewStressTest {
     void boxCreatedByACommittedTransactionIsReadableOnAnotherThread() throws Exception {
         Stm stm = Stm.create();
         AtomicBoolean stop = new AtomicBoolean();
-        Thread o = startCommitter(stm, stop);
+        Committer o = startCommitter(stm, stop);
         AtomicReference<Throwable> failure = new AtomicReference<>();
         try {
-            boolean caught = whileStalledMidCommit(stm, o, 15_000, () -> {
+            boolean caught = whileStalledMidCommit(o, 15_000, () -> {
                 try {
                     AtomicReference<VBox<Long>> handedOver = new AtomicReference<>();
                     runInNewThread(() -> handedOver.set(stm.atomic(() -> stm.newBox(7L))));
@@ -687,7 +760,7 @@ class ReviewStressTest {
             assertTrue(caught, "never caught a commit in the middle of its write-back");
         } finally {
             stop.set(true);
-            o.join();
+            o.thread().join();
         }
         if (failure.get() != null) {
             throw new AssertionError("reading a box whose creating transaction had returned", failure.get());
@@ -750,8 +823,8 @@ class ReviewStressTest {
     /**
      * A commit handler that certifies on a worker thread (as a replication layer may) commits a local transaction
      * through {@link CommitLog#validateAndAppend}; {@code lastCommit} is then recorded in the worker's slot, not in
-     * the transaction's thread, so that thread's next transaction can miss its own write. Here a "remote applier"
-     * appending with {@link CommitLog#append} is caught mid-write-back to leave an older record pending.
+     * the transaction's thread, so that thread's next transaction can miss its own write. Here a committer calling
+     * the log directly is caught in the middle of a commit, its pending bodies on its boxes.
      */
     @Test
     void readYourWritesHoldsWhenTheHandlerCommitsOnAnotherThread() throws Exception {
@@ -768,19 +841,25 @@ class ReviewStressTest {
             };
         }).build();
         CommitLog log = logRef.get();
-        VBox<Long> x = stm.newBox(0L);
+        List<VBox<Long>> xs = new ArrayList<>();
+        for (int i = 0; i < 8; i++) {
+            xs.add(stm.newBox(0L));
+        }
         VBox<Long> y = stm.newBox(0L);
         AtomicBoolean stop = new AtomicBoolean();
-        Thread applier = new Thread(() -> {
+        Thread direct = new Thread(() -> {
             long i = 0;
+            VBox<?>[] boxes = xs.toArray(new VBox<?>[0]);
             while (!stop.get()) {
-                log.append(new VBox<?>[] {x}, new Object[] {++i});
+                Object[] values = new Object[boxes.length];
+                java.util.Arrays.fill(values, ++i);
+                log.validateAndAppend(new ForeignRequest(stm.latestVersion(), new VBox<?>[0], boxes, values));
             }
         });
-        applier.start();
+        direct.start();
         long[] seen = {-1};
         try {
-            boolean caught = whileStalledMidCommit(stm, applier, 15_000, () -> {
+            boolean caught = whileStalledMidCommit(new Committer(direct, xs), 15_000, () -> {
                 try {
                     runInNewThread(() -> {
                         stm.atomic(() -> y.put(1L));
@@ -790,10 +869,10 @@ class ReviewStressTest {
                     throw new AssertionError(e);
                 }
             });
-            assertTrue(caught, "never caught the applier mid-append");
+            assertTrue(caught, "never caught the direct committer mid-commit");
         } finally {
             stop.set(true);
-            applier.join();
+            direct.join();
             worker.shutdownNow();
         }
         assertEquals(1L, seen[0], "a thread did not read its own committed write");
