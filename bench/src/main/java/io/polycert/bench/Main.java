@@ -20,6 +20,8 @@ public final class Main {
             "demo", "(default) bank transfers on 3 in-JVM replicas, NVC/BFC/VC by read-set size, progress line",
             "local-demo", "bank transfers on one embedded (not replicated) STM",
             "bank", "replicated Bank benchmark: NVC vs BFC vs VC for read-sets of 1 to 100,000 (paper's Fig. 2)",
+            "bank-vs-infinispan", "R = 1 bank transfers: PolyCert vs Infinispan embedded (its own JVM), turns"
+                    + " alternating, plus the raw atomic broadcast rate",
             "stm-compare", "local STM bank benchmark: PolyCert vs ScalaSTM vs Multiverse, three mixes",
             "broadcast", "atomic broadcast: PolyCert uniform AB vs JGroups SEQUENCER vs raw multicast, 100 B to 1 MB",
             "multicast", "total-order multicast: TOM-3 vs TOM-2 latency and messages, 2/3/5 destinations",
@@ -43,6 +45,7 @@ public final class Main {
             "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
+            "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
             "conflicts", "bank: random (default) or disjoint (each client thread its own accounts: no conflicts)",
@@ -119,6 +122,14 @@ public final class Main {
                                     java.util.List.of("nvc", "bfc", "vc"), 1, 1, 2, 2), java.nio.file.Path.of(
                                     parsed.string("out", "target/bank"))), out).run();
                 }
+                case "bank-vs-infinispan" -> new io.polycert.bench.replicated.BankVsInfinispan(
+                        new io.polycert.bench.replicated.BankVsInfinispan.Options(parsed.intValue("replicas", 3, 1,
+                                16), accounts, parsed.stringList("contenders", java.util.List.of("dist-ucb", "nvc"),
+                                io.polycert.bench.workload.Contenders.NAMES), parsed.doubleValue("warmup", 1, 0, 3600),
+                                parsed.doubleValue("seconds", 5, 0.1, 86_400), parsed.intValue("rounds", 3, 1, 1000),
+                                parsed.string("peer", null) != null ? java.nio.file.Path.of(parsed.string("peer", null))
+                                        : io.polycert.bench.replicated.BankVsInfinispan.defaultPeerBuild(),
+                                java.nio.file.Path.of(parsed.string("out", "target/bank-vs-infinispan"))), out).run();
                 case "oracle" -> {
                     SwitchingBenchmark.Options d = SwitchingBenchmark.Options.defaults();
                     new SwitchingBenchmark(new SwitchingBenchmark.Options(parsed.intValue("replicas", 3, 1, 16),

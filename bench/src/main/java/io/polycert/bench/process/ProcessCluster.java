@@ -333,8 +333,8 @@ public final class ProcessCluster implements BenchCluster {
         }
     }
 
-    /** The java executable of this JVM. */
-    private static String javaCommand() {
+    /** The java executable of this JVM (member processes and benchmark peers run on the same JDK). */
+    public static String javaCommand() {
         return ProcessHandle.current().info().command()
                 .orElse(Path.of(System.getProperty("java.home"), "bin", "java").toString());
     }

@@ -1,0 +1,148 @@
+package io.polycert.bench.replicated;
+
+import io.polycert.bench.report.RunResult;
+import io.polycert.bench.workload.BankWorkload;
+import io.polycert.bench.workload.BenchCluster;
+import io.polycert.bench.workload.Runner;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * Small transactions against the store users compare PolyCert with: the replicated bank at R = 1 on PolyCert's
+ * in-JVM replicas, and the same transfers on Infinispan embedded (replicated, transactional, optimistic; its own
+ * JVM, see {@link InfinispanPeer}), the same number of members and one client thread per member for both. Turns
+ * alternate round by round, so the ratio is measured under the same machine load, then the raw atomic broadcast of
+ * PolyCert's stack is measured for reference.
+ */
+public final class BankVsInfinispan {
+
+    /** Settings of a run. */
+    public record Options(int members, int accounts, List<String> contenders, double warmupSeconds, double seconds,
+            int rounds, Path peerBuild, Path output) {
+        public Options {
+            contenders = List.copyOf(contenders);
+            if (members < 1 || accounts < 2 || rounds < 1 || !(seconds > 0) || warmupSeconds < 0) {
+                throw new IllegalArgumentException("need members >= 1, accounts >= 2, rounds >= 1, seconds > 0");
+            }
+        }
+    }
+
+    /** One contender's turns. */
+    public record Row(String contender, double[] committedPerSecond, double[] p50Micros, double[] p99Micros) {
+        public double median() {
+            return BankVsInfinispan.median(committedPerSecond);
+        }
+    }
+
+    private final Options options;
+    private final PrintStream out;
+
+    /** Where a build of this repository leaves the peer (see {@link InfinispanPeer#defaultBuildDirectory()}). */
+    public static Path defaultPeerBuild() {
+        return InfinispanPeer.defaultBuildDirectory();
+    }
+
+    public BankVsInfinispan(Options options, PrintStream out) {
+        this.options = options;
+        this.out = out;
+    }
+
+    public List<Row> run() throws Exception {
+        Files.createDirectories(options.output());
+        out.printf(Locale.ROOT, "Bank transfers, R = 1: PolyCert (%s) vs Infinispan %s; %d members in one JVM each,"
+                + " 1 client thread per member, %,d accounts, %d rounds of %.0f s (warm-up %.0f s), turns"
+                + " alternating%n", String.join(", ", options.contenders()), "15.2.6 (REPL_SYNC, optimistic,"
+                + " repeatable read)", options.members(), options.accounts(), options.rounds(), options.seconds(),
+                options.warmupSeconds());
+        BankWorkload bank = new BankWorkload(options.accounts(), 1, 100, BankWorkload.Conflicts.RANDOM);
+        Map<String, List<double[]>> turns = new LinkedHashMap<>(); // contender -> (commits/s, p50, p99) per round
+        long[] peerTotal;
+        try (BenchCluster cluster = ClusterKind.IN_JVM.start(options.members(), bank);
+                InfinispanPeer peer = InfinispanPeer.start(options.peerBuild(), options.members(), options.accounts(),
+                        options.output().resolve("infinispan-peer.log"))) {
+            cluster.populate();
+            for (int round = 0; round < options.rounds(); round++) {
+                boolean peerFirst = round % 2 == 1;
+                if (peerFirst) {
+                    peerTurn(peer, turns);
+                }
+                Runner.Options run = new Runner.Options(options.contenders(), 1, options.warmupSeconds(),
+                        options.seconds(), 1, 42 + round, 0);
+                List<RunResult> results = new Runner(cluster, bank, run, Map.of("replicas",
+                        Integer.toString(options.members())), new PrintStream(java.io.OutputStream.nullOutputStream()))
+                        .run();
+                for (RunResult r : results) {
+                    turns.computeIfAbsent(r.contender(), k -> new ArrayList<>()).add(new double[] {
+                            r.committedPerSecond(), r.p50Micros(), r.p99Micros()});
+                }
+                if (!peerFirst) {
+                    peerTurn(peer, turns);
+                }
+                out.printf(Locale.ROOT, "  round %d:%s%n", round + 1, describe(turns, round));
+            }
+            peerTotal = peer.check();
+        }
+        if (peerTotal[0] != peerTotal[1]) {
+            throw new IllegalStateException("Infinispan's bank total is " + peerTotal[0] + ", expected "
+                    + peerTotal[1]);
+        }
+        List<Row> rows = new ArrayList<>();
+        turns.forEach((contender, list) -> rows.add(new Row(contender, column(list, 0), column(list, 1),
+                column(list, 2))));
+        Row infinispan = rows.stream().filter(r -> r.contender().equals("infinispan")).findFirst().orElseThrow();
+        out.printf(Locale.ROOT, "%n%-14s %12s %10s %10s %14s%n", "contender", "commits/s", "p50 us", "p99 us",
+                "x Infinispan");
+        StringBuilder csv = new StringBuilder("contender,round,commits_per_second,p50_us,p99_us\n");
+        for (Row r : rows) {
+            out.printf(Locale.ROOT, "%-14s %12.0f %10.0f %10.0f %14.2f%n", r.contender(), r.median(),
+                    median(r.p50Micros()), median(r.p99Micros()), r.median() / infinispan.median());
+            for (int i = 0; i < r.committedPerSecond().length; i++) {
+                csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%.0f,%.0f%n", r.contender(), i + 1,
+                        r.committedPerSecond()[i], r.p50Micros()[i], r.p99Micros()[i]));
+            }
+        }
+        out.println("(medians of the rounds; the bank invariant held on both; Infinispan's total checked at the end)");
+        Files.writeString(options.output().resolve("bank-vs-infinispan.csv"), csv);
+        out.println("results: " + options.output().resolve("bank-vs-infinispan.csv"));
+        out.println();
+        out.println("PolyCert's group stack alone, atomic broadcast of 64-byte messages, same members:");
+        new io.polycert.bench.gcs.BroadcastBenchmark(new io.polycert.bench.gcs.BroadcastBenchmark.Options(
+                options.members(), new int[] {64}, options.warmupSeconds(), options.seconds(), 1), out,
+                java.util.EnumSet.of(io.polycert.bench.gcs.BroadcastBenchmark.Kind.POLYCERT)).run();
+        return rows;
+    }
+
+    private void peerTurn(InfinispanPeer peer, Map<String, List<double[]>> turns) throws java.io.IOException {
+        InfinispanPeer.Turn t = peer.run(options.warmupSeconds(), options.seconds());
+        turns.computeIfAbsent("infinispan", k -> new ArrayList<>()).add(new double[] {t.committedPerSecond(),
+                t.p50Micros(), t.p99Micros()});
+    }
+
+    private static String describe(Map<String, List<double[]>> turns, int round) {
+        StringBuilder sb = new StringBuilder();
+        turns.forEach((contender, list) -> {
+            if (list.size() > round) {
+                sb.append(String.format(Locale.ROOT, " %s %.0f/s", contender, list.get(round)[0]));
+            }
+        });
+        return sb.toString();
+    }
+
+    private static double[] column(List<double[]> rows, int i) {
+        return rows.stream().mapToDouble(r -> r[i]).toArray();
+    }
+
+    static double median(double[] values) {
+        double[] v = values.clone();
+        Arrays.sort(v);
+        int n = v.length;
+        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    }
+}
