@@ -620,8 +620,14 @@ public final class Stm implements AutoCloseable {
             }
             Commit commit = new Commit(true);
             VBox.Body[] pending = new VBox.Body[boxes.length];
-            for (int i = 0; i < boxes.length; i++) {
-                pending[i] = push(boxes[i], values[i], commit);
+            int pushed = 0;
+            try {
+                for (; pushed < boxes.length; pushed++) {
+                    pending[pushed] = push(boxes[pushed], values[pushed], commit);
+                }
+            } catch (RuntimeException | Error e) { // nobody else may abort an install: undo it ourselves
+                abandon(commit, boxes, pending, pushed);
+                throw e;
             }
             long v = version >= 0 ? version : clock.get() + 1;
             commit.setCommitted(v);
