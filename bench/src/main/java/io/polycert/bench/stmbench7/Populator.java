@@ -17,7 +17,10 @@ import java.util.SplittableRandom;
  * atomic parts and connections), then the module and its manual, then the assembly tree with the links from base
  * assemblies to composite parts. Every random choice comes from one generator seeded with
  * {@link Sb7Parameters#seed()} and is drawn outside the transactions, so the same seed gives the same structure.
- * The root box is written last: a replica that sees it sees everything.
+ * The root box is written last: a replica that sees it sees everything. Until then, what populate created is
+ * linked from a scaffold root, in the transaction that creates it: a box that no replicated state reaches exists
+ * elsewhere only weakly (see {@code ObjectRegistry}), and another replica may collect it before the root commit
+ * names it.
  */
 final class Populator {
     /** Boxes per index chunk (one chunk per transaction). */
@@ -25,14 +28,28 @@ final class Populator {
     /** Assemblies created per transaction. */
     static final int ASSEMBLIES_PER_COMMIT = 2_000;
 
+    /** Root that holds, while populate runs, the boxes it created that the structure's root does not reach yet. */
+    static final String SCAFFOLD_NAME = "stmbench7.populating";
+
     private final Replica replica;
     private final Sb7Parameters p;
     private final Stm stm;
+    private final VBox<VBox<?>[]> scaffold;
 
     private Populator(Replica replica, Sb7Parameters p) {
         this.replica = replica;
         this.p = p;
         this.stm = replica.stm();
+        this.scaffold = replica.root(SCAFFOLD_NAME);
+    }
+
+    /** Links {@code box} (just created, in the running transaction) from the scaffold root; returns it. */
+    private <B extends VBox<?>> B scaffolded(B box) {
+        VBox<?>[] held = scaffold.get();
+        VBox<?>[] more = held == null ? new VBox<?>[1] : java.util.Arrays.copyOf(held, held.length + 1);
+        more[more.length - 1] = box;
+        scaffold.put(more);
+        return box;
     }
 
     static void populate(Replica replica, Sb7Parameters p) {
@@ -61,9 +78,9 @@ final class Populator {
         int compositeCount = p.numCompParts();
         // Populate uses ids 1..initial of each kind; the pools start with the rest.
         VBox<?>[] pools = stm.atomic(() -> new VBox<?>[] {
-            stm.newBox(range(complexCount + 1, p.maxComplexAssemblies())),
-            stm.newBox(range(baseCount + 1, p.maxBaseAssemblies())),
-            stm.newBox(range(compositeCount + 1, p.maxCompParts()))});
+            scaffolded(stm.newBox(range(complexCount + 1, p.maxComplexAssemblies()))),
+            scaffolded(stm.newBox(range(baseCount + 1, p.maxBaseAssemblies()))),
+            scaffolded(stm.newBox(range(compositeCount + 1, p.maxCompParts())))});
 
         // The module and its manual: drawn here, created after the composite parts, as in the original.
         int moduleId = 1;
@@ -87,7 +104,7 @@ final class Populator {
         }
 
         String manualText = Structure.createText(p.manualSize(), "I am the manual for module #" + moduleId + "\n");
-        VBox<String> manual = stm.atomic(() -> stm.newBox(manualText));
+        VBox<String> manual = stm.atomic(() -> scaffolded(stm.newBox(manualText)));
         @SuppressWarnings("unchecked")
         Root root = new Root(p.fingerprint(), moduleId, moduleType, moduleBuildDate, designRootId, manualId,
                 "Manual for module #" + moduleId, manual, Structure.dateIndexBase(), complexIndex.chunks,
@@ -110,7 +127,10 @@ final class Populator {
                 }
             });
         }
-        stm.atomic(() -> rootBox.put(root));
+        stm.atomic(() -> {
+            rootBox.put(root);
+            scaffold.put(null); // the root reaches everything now
+        });
     }
 
     /** One assembly of the initial tree, in creation order (depth first, parents before children). */
@@ -172,7 +192,7 @@ final class Populator {
                     chunk[i] = stm.newBox(initial);
                 }
                 System.arraycopy(chunk, 0, boxes, start, chunk.length);
-                return stm.newBox(chunk);
+                return scaffolded(stm.newBox(chunk));
             }));
         }
         return new Index(boxes, chunks.toArray(new VBox<?>[0]));
