@@ -1,11 +1,12 @@
 package io.polycert.core;
 
 import java.util.Arrays;
-import java.util.IdentityHashMap;
 
 /**
  * A transaction's pending writes, one entry per box, in first-write order. Small write-sets are searched
- * linearly; an identity index is built once the set grows past {@link #LINEAR_LIMIT}.
+ * linearly; past {@link #LINEAR_LIMIT} an open-addressing index from box id to entry is built. Every read of a
+ * read-write transaction looks here first, so for the write-sets of 10^5 boxes that long traversals make, the
+ * index avoids boxing and identity hashing (a box's id is a plain long field).
  */
 final class WriteSet {
     private static final int LINEAR_LIMIT = 16;
@@ -13,7 +14,8 @@ final class WriteSet {
     private VBox<?>[] boxes = new VBox<?>[4];
     private Object[] values = new Object[4];
     private int size;
-    private IdentityHashMap<VBox<?>, Integer> index;
+    /** Entry index + 1 per slot (0: empty), at the slot the box's id hashes to or the next free one. */
+    private int[] index;
 
     int size() {
         return size;
@@ -28,16 +30,24 @@ final class WriteSet {
     }
 
     int indexOf(VBox<?> box) {
-        if (index != null) {
-            Integer i = index.get(box);
-            return i == null ? -1 : i;
+        if (index == null) {
+            for (int i = 0; i < size; i++) {
+                if (boxes[i] == box) {
+                    return i;
+                }
+            }
+            return -1;
         }
-        for (int i = 0; i < size; i++) {
-            if (boxes[i] == box) {
-                return i;
+        int mask = index.length - 1;
+        for (int slot = slotOf(box.id(), mask); ; slot = (slot + 1) & mask) {
+            int entry = index[slot] - 1;
+            if (entry < 0) {
+                return -1;
+            }
+            if (boxes[entry] == box) { // ids are unique within an STM, but identity is what counts
+                return entry;
             }
         }
-        return -1;
     }
 
     void put(VBox<?> box, Object value) {
@@ -54,13 +64,36 @@ final class WriteSet {
         values[size] = value;
         size++;
         if (index != null) {
-            index.put(box, size - 1);
-        } else if (size > LINEAR_LIMIT) {
-            index = new IdentityHashMap<>(size * 4);
-            for (int k = 0; k < size; k++) {
-                index.put(boxes[k], k);
+            if (size * 2 > index.length) {
+                rebuildIndex(index.length * 2);
+            } else {
+                insert(size - 1);
             }
+        } else if (size > LINEAR_LIMIT) {
+            rebuildIndex(64);
         }
+    }
+
+    private void rebuildIndex(int capacity) {
+        index = new int[capacity];
+        for (int k = 0; k < size; k++) {
+            insert(k);
+        }
+    }
+
+    private void insert(int entry) {
+        int mask = index.length - 1;
+        int slot = slotOf(boxes[entry].id(), mask);
+        while (index[slot] != 0) {
+            slot = (slot + 1) & mask;
+        }
+        index[slot] = entry + 1;
+    }
+
+    /** Ids are mostly sequential: spread them so that runs of ids do not make runs of occupied slots. */
+    private static int slotOf(long id, int mask) {
+        long h = id * 0x9E3779B97F4A7C15L;
+        return (int) (h ^ (h >>> 32)) & mask;
     }
 
     VBox<?>[] boxesCopy() {

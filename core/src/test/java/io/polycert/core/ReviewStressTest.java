@@ -510,9 +510,8 @@ class ReviewStressTest {
     }
 
     /**
-     * Large read-sets (past ReadSet's 16-entry linear limit, so its identity index is used), large write-sets (past
-     * WriteSet's linear limit, and past the 64-pair bound where {@code overlaps} answers conservatively) mixed with
-     * small transactions, with explicit begin/commit from several threads and read-only audits in between.
+     * Large read-sets and large write-sets (past WriteSet's linear limit, so its index is used) mixed with small
+     * transactions, with explicit begin/commit from several threads and read-only audits in between.
      */
     @Test
     void largeReadAndWriteSetsStayExactAndSerializable() throws Exception {
