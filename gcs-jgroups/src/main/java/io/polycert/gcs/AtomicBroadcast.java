@@ -463,15 +463,16 @@ final class AtomicBroadcast {
         TransportView tv = engine.transportView();
         if (tv != null && tv.sameAs(viewId, creator)) {
             if (from.equals(tv.coordinator())) {
-                engine.transport.send(from, recoverState(viewId, creator));
+                engine.transport.send(from, recoverState(viewId, creator, tv.members()));
             }
         } else if ((tv == null || viewId > tv.id()) && requestsForLaterViews.size() < 16) {
             requestsForLaterViews.add(new Object[] {from, viewId, creator}); // we will see that view soon
         }
     }
 
-    private byte[] recoverState(long viewId, MemberId creator) {
-        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + log.size() * 64);
+    private byte[] recoverState(long viewId, MemberId creator, List<MemberId> viewMembers) {
+        long from = firstToReport(viewMembers);
+        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + (int) Math.min(1 << 20, (log.last() - from + 1) * 64));
         out.writeVarLong(viewId);
         Wire.writeMember(out, creator);
         ballot.write(out);
@@ -479,12 +480,27 @@ final class AtomicBroadcast {
         out.writeBoolean(hasState).writeVarLong(nextDeliver).writeVarLong(receivedUpTo);
         established.write(out);
         Attempt.writeAll(out, ambiguous);
-        long from = log.first();
         out.writeVarInt((int) (log.last() - from + 1));
         for (long s = from; s <= log.last(); s++) {
             log.get(s).write(out);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * The first entry of our log that the recovery of a view with these members may need. Not those every one of
+     * them acknowledged in our epoch (each holds them, or delivered them, and reports what it holds itself), unless
+     * we have not delivered them ourselves: so each member reports at least from its own next delivery, and the
+     * reports of the newest epoch still join up. Without this bound every member sent its whole log: after
+     * excluding a member far behind, that is everything the excluded member lacked, once per member, to the new
+     * coordinator at once (the fault campaign saw coordinators run out of heap right after such an exclusion).
+     */
+    private long firstToReport(List<MemberId> viewMembers) {
+        long heldByAll = Long.MAX_VALUE;
+        for (MemberId m : viewMembers) {
+            heldByAll = Math.min(heldByAll, acked.getOrDefault(m, 0L)); // acked lists our epoch's members only
+        }
+        return Math.max(log.first(), Math.min(nextDeliver, heldByAll + 1));
     }
 
     void onRecoverState(MemberId from, ValueInput in) {
@@ -591,7 +607,8 @@ final class AtomicBroadcast {
             }
         }
         merged.tailMap(maxSeq, false).clear();
-        // Entries are kept until every member of their epoch holds them, so they run contiguously down to here.
+        // Every member reports its entries from its next delivery (or lower) up, so they run contiguously down to
+        // here (see firstToReport).
         long coveredFrom = maxSeq + 1;
         while (merged.containsKey(coveredFrom - 1)) {
             coveredFrom--;

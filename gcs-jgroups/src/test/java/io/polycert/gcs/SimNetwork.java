@@ -25,6 +25,8 @@ final class SimNetwork {
     final History history = new History();
     /** Members a coordinator asked to exclude, in order. */
     final List<MemberId> excludeRequests = new ArrayList<>();
+    /** Bytes sent so far, by message type (the first byte of every message). */
+    final Map<Byte, Long> bytesSent = new HashMap<>();
 
     SimNetwork(long seed, Settings settings) {
         this.random = new Random(seed);
@@ -68,6 +70,7 @@ final class SimNetwork {
                 return;
             }
             channel(index, target.index).add(message);
+            bytesSent.merge(message[0], (long) message.length, Long::sum);
         }
 
         @Override
