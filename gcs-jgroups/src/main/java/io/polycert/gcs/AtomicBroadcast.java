@@ -396,19 +396,14 @@ final class AtomicBroadcast {
             return;
         }
         Long last = lastDelivered.get(e.origin());
-        if (last != null && last >= e.originSeq()) {
+        boolean duplicate = last != null && last >= e.originSeq();
+        if (e.origin().equals(self)) {
+            settleOwn(e.originSeq(), duplicate);
+        }
+        if (duplicate) {
             return; // a resend of something already delivered
         }
         lastDelivered.put(e.origin(), e.originSeq());
-        if (e.origin().equals(self)) {
-            Pending p;
-            while ((p = pending.peekFirst()) != null && p.originSeq <= e.originSeq()) {
-                pending.pollFirst();
-                if (p.originSeq == e.originSeq() && p.kind == MessageType.ENTRY_APP) {
-                    engine.ownDelivered(System.nanoTime() - p.sentAt, p.payload.length);
-                }
-            }
-        }
         if (e.kind() == MessageType.ENTRY_APP) {
             if (!e.origin().equals(self)) {
                 engine.countOrdered();
@@ -417,6 +412,26 @@ final class AtomicBroadcast {
             engine.sink.ordered(e.origin(), e.seq(), e.payload());
         } else {
             engine.tom.onResolveDelivered(e.origin(), e.payload());
+        }
+    }
+
+    /**
+     * Our broadcasts up to {@code originSeq} are settled: delivered here now (the last one, unless it is a
+     * duplicate), or delivered by the group while we were away (we hold their effect through the state, and the
+     * group drops their resends as duplicates). They leave the pending queue and free their room in the window.
+     */
+    private void settleOwn(long originSeq, boolean duplicate) {
+        Pending p;
+        while ((p = pending.peekFirst()) != null && p.originSeq <= originSeq) {
+            pending.pollFirst();
+            if (p.kind != MessageType.ENTRY_APP) {
+                continue; // TOM reports take no room in the window
+            }
+            if (p.originSeq == originSeq && !duplicate) {
+                engine.ownDelivered(System.nanoTime() - p.sentAt, p.payload.length);
+            } else {
+                engine.ownSettled(p.payload.length);
+            }
         }
     }
 
@@ -869,6 +884,10 @@ final class AtomicBroadcast {
             awaitedMarker = -1;
             lastDelivered.clear();
             lastDelivered.putAll(provided);
+            Long ours = provided.get(self);
+            if (ours != null) {
+                settleOwn(ours, true);
+            }
             nextDeliver = marker + 1;
             engine.stateInstalled(view);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry

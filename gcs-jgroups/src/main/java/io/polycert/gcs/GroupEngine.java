@@ -194,6 +194,11 @@ final class GroupEngine {
         onOwnDelivered.accept(bytes);
     }
 
+    /** One of this member's broadcasts was delivered without it (while it was away): it takes no more room. */
+    void ownSettled(int bytes) {
+        onOwnDelivered.accept(bytes);
+    }
+
     void countDelivery(int bytes) {
         bytesDelivered.add(bytes);
     }

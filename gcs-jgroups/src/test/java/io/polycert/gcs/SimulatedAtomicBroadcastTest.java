@@ -285,6 +285,35 @@ class SimulatedAtomicBroadcastTest {
     }
 
     /**
+     * A member's broadcast that the group delivered while the member was cut off is settled when the member takes
+     * the group's state: it is not delivered again, and it no longer counts as in flight. It used to stay pending
+     * for good (sent again at every view change, dropped as a duplicate each time) and kept its room in the sender
+     * window, which such episodes could fill until every broadcast of the member waited for ever.
+     */
+    @Test
+    void aBroadcastDeliveredWhileItsOriginWasCutOffIsSettledByTheState() {
+        forSeedsOfThree((seed, net, a, b, c) -> {
+            c.deafTo.add(a.index); // C's broadcast reaches A, but C hears nothing back
+            c.deafTo.add(b.index);
+            net.broadcast(c, "c1");
+            net.runUntilQuiet();
+            assertEquals(List.of("c1"), a.sink.ordered, "seed " + seed + ": A and B delivered C's broadcast");
+            assertEquals(1, c.engine.undelivered(), "seed " + seed);
+            net.installView(List.of(a, b)); // C excluded
+            net.runUntilQuiet();
+            c.deafTo.clear();
+            net.heal(a);
+            net.runUntilQuiet();
+            assertTrue(c.sink.statesInstalled > 0, "seed " + seed + ": C came back with the state");
+            assertEquals(0, c.engine.undelivered(), "seed " + seed + ": C's broadcast is still in flight");
+            net.installView(List.of(a, b, c)); // a later view change sends nothing again
+            net.runUntilQuiet();
+            assertEquals(List.of("c1"), a.sink.ordered, "seed " + seed);
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        });
+    }
+
+    /**
      * A coordinator the others excluded while it was stopped wakes up in a view nobody else has: once it has
      * heard no acknowledgement for the stall timeout, it excludes the silent members, finds itself alone (a
      * minority) and comes back when the group heals.
