@@ -99,7 +99,7 @@ final class AtomicBroadcast {
     private long nextDeliver = 1;
     private long receivedUpTo;
     private final Map<MemberId, Long> acked = new LinkedHashMap<>();
-    /** Members this coordinator asked to exclude in the current epoch for lagging (see {@link #excludeLaggards}). */
+    /** Members this coordinator asked to exclude since the last view ({@link #excludeLaggards}, {@link #excludeOthers}). */
     private final java.util.Set<MemberId> excluding = new java.util.HashSet<>();
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
@@ -322,13 +322,23 @@ final class AtomicBroadcast {
     }
 
     /**
-     * Asks GMS to exclude every other member of the view (see {@link GroupEngine#tick}): this coordinator has
-     * heard nothing from any of them for a long time while waiting for them.
+     * Whether this member coordinates a view change and still waits for members' answers: those that excluded it
+     * meanwhile ignore its request, since they never install its view.
+     */
+    boolean coordinatorAwaitingRecovery() {
+        return recovering != null && recoveredStates.size() < recovering.members().size();
+    }
+
+    /**
+     * Asks GMS to exclude the other members this coordinator waits for (see {@link GroupEngine#tick}), in the view
+     * it recovers or else in its epoch's view: it has heard nothing from any of them for a long time.
      */
     void excludeOthers(long silentMs) {
         List<MemberId> others = new ArrayList<>();
-        for (MemberId m : installedView.members()) {
-            if (!m.equals(self) && excluding.add(m)) {
+        boolean inRecovery = recovering != null;
+        for (MemberId m : inRecovery ? recovering.members() : installedView.members()) {
+            boolean answered = inRecovery && recoveredStates.containsKey(m);
+            if (!m.equals(self) && !answered && excluding.add(m)) {
                 others.add(m);
             }
         }
@@ -454,6 +464,7 @@ final class AtomicBroadcast {
         batchBytes = 0;
         recovering = null;
         recoveredStates.clear();
+        excluding.clear(); // a member still in this view, excluded before, may have to be excluded again
         if (view.coordinator().equals(self)) {
             recovering = view;
             ValueOutput out = Wire.out(MessageType.RECOVER_REQUEST);

@@ -142,6 +142,18 @@ final class SimNetwork {
         }
     }
 
+    /**
+     * Installs a view made of {@code members} (coordinator first) at {@code at} only, as JGroups does at a member
+     * whose own failure detection changed its view while the others, excluding it meanwhile, moved on.
+     */
+    void installViewOnlyAt(Node at, List<Node> members) {
+        List<MemberId> ids = new ArrayList<>();
+        for (Node n : members) {
+            ids.add(n.id);
+        }
+        at.views.add(new TransportView(++viewIds, members.get(0).id, ids));
+    }
+
     List<Node> alive() {
         List<Node> out = new ArrayList<>();
         for (Node n : nodes) {

@@ -347,6 +347,35 @@ class SimulatedAtomicBroadcastTest {
         });
     }
 
+    /**
+     * The same, when the stale coordinator's own view changed after it woke up (its failure detection suspected a
+     * member): it recovers a view the others never installed, asks them for their state and waits in recovery,
+     * where nobody answers. After the stall timeout without a word from anyone it excludes them there too.
+     */
+    @Test
+    void aCoordinatorWaitingInRecoveryForMembersThatIgnoreItExcludesThemAndComesBack() {
+        forSeedsOfThree((seed, net, a, b, c) -> {
+            net.broadcast(a, "before");
+            net.runUntilQuiet();
+            net.installView(List.of(b, c)); // B and C excluded A; A did not notice
+            net.runUntilQuiet();
+            net.broadcast(b, "without-a");
+            net.installViewOnlyAt(a, List.of(a, b, c)); // A's own view changed: it recovers, and nobody answers
+            net.runUntilQuiet();
+            assertEquals(AtomicBroadcast.Mode.RECOVERING, a.engine.ab.mode(), "seed " + seed);
+            a.engine.tick(System.nanoTime());
+            a.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
+            net.runUntilQuiet();
+            assertEquals(List.of(b.id, c.id), net.excludeRequests, "seed " + seed);
+            assertTrue(a.sink.blocked, "seed " + seed + ": A alone is a minority");
+            net.heal(b);
+            net.runUntilQuiet();
+            assertFalse(a.sink.blocked, "seed " + seed);
+            assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        });
+    }
+
     /** A scenario on three founded members A, B and C (A coordinates), for seeds 1 to 10. */
     private interface ThreeMembers {
         void run(long seed, SimNetwork net, SimNetwork.Node a, SimNetwork.Node b, SimNetwork.Node c);
