@@ -321,11 +321,7 @@ class SimulatedAtomicBroadcastTest {
     @Test
     void aCoordinatorLeftInAViewOfItsOwnExcludesTheSilentAndComesBack() {
         forSeedsOfThree((seed, net, a, b, c) -> {
-            net.broadcast(a, "before");
-            net.runUntilQuiet();
-            net.installView(List.of(b, c)); // B and C excluded A; A did not notice
-            net.runUntilQuiet();
-            net.broadcast(b, "without-a");
+            leaveBehind(net, a, b, c);
             if (seed % 2 == 0) {
                 net.reliable(a, "stuck"); // waiting for others to hold a reliable broadcast counts as well
             } else {
@@ -335,15 +331,7 @@ class SimulatedAtomicBroadcastTest {
             assertEquals(1, a.sink.count, "seed " + seed + ": A delivers nothing without acknowledgements");
             a.engine.tick(System.nanoTime()); // not stalled long enough yet
             assertTrue(net.excludeRequests.isEmpty(), "seed " + seed);
-            a.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
-            net.runUntilQuiet();
-            assertEquals(List.of(b.id, c.id), net.excludeRequests, "seed " + seed);
-            assertTrue(a.sink.blocked, "seed " + seed + ": A alone is a minority");
-            net.heal(b);
-            net.runUntilQuiet();
-            assertFalse(a.sink.blocked, "seed " + seed);
-            assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
-            assertNoViolations(GroupChecks.atomicBroadcast(net));
+            assertStalledCoordinatorComesBack(seed, net, a, b, c);
         });
     }
 
@@ -355,25 +343,36 @@ class SimulatedAtomicBroadcastTest {
     @Test
     void aCoordinatorWaitingInRecoveryForMembersThatIgnoreItExcludesThemAndComesBack() {
         forSeedsOfThree((seed, net, a, b, c) -> {
-            net.broadcast(a, "before");
-            net.runUntilQuiet();
-            net.installView(List.of(b, c)); // B and C excluded A; A did not notice
-            net.runUntilQuiet();
-            net.broadcast(b, "without-a");
+            leaveBehind(net, a, b, c);
             net.installViewOnlyAt(a, List.of(a, b, c)); // A's own view changed: it recovers, and nobody answers
             net.runUntilQuiet();
             assertEquals(AtomicBroadcast.Mode.RECOVERING, a.engine.ab.mode(), "seed " + seed);
             a.engine.tick(System.nanoTime());
-            a.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
-            net.runUntilQuiet();
-            assertEquals(List.of(b.id, c.id), net.excludeRequests, "seed " + seed);
-            assertTrue(a.sink.blocked, "seed " + seed + ": A alone is a minority");
-            net.heal(b);
-            net.runUntilQuiet();
-            assertFalse(a.sink.blocked, "seed " + seed);
-            assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
-            assertNoViolations(GroupChecks.atomicBroadcast(net));
+            assertStalledCoordinatorComesBack(seed, net, a, b, c);
         });
+    }
+
+    /** B and C exclude their coordinator A, which does not notice, and go on. */
+    private static void leaveBehind(SimNetwork net, SimNetwork.Node a, SimNetwork.Node b, SimNetwork.Node c) {
+        net.broadcast(a, "before");
+        net.runUntilQuiet();
+        net.installView(List.of(b, c));
+        net.runUntilQuiet();
+        net.broadcast(b, "without-a");
+    }
+
+    /** A, left behind, stalls for the stall timeout: it excludes B and C, blocks, and comes back at the heal. */
+    private static void assertStalledCoordinatorComesBack(long seed, SimNetwork net, SimNetwork.Node a,
+            SimNetwork.Node b, SimNetwork.Node c) {
+        a.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
+        net.runUntilQuiet();
+        assertEquals(List.of(b.id, c.id), net.excludeRequests, "seed " + seed);
+        assertTrue(a.sink.blocked, "seed " + seed + ": A alone is a minority");
+        net.heal(b);
+        net.runUntilQuiet();
+        assertFalse(a.sink.blocked, "seed " + seed);
+        assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
     }
 
     /** A scenario on three founded members A, B and C (A coordinates), for seeds 1 to 10. */
