@@ -99,7 +99,7 @@ final class AtomicBroadcast {
     private long nextDeliver = 1;
     private long receivedUpTo;
     private final Map<MemberId, Long> acked = new LinkedHashMap<>();
-    /** Members this coordinator asked to exclude since the last view ({@link #excludeLaggards}, {@link #excludeOthers}). */
+    /** Members this coordinator asked to exclude since the last view (laggards, or silent members). */
     private final java.util.Set<MemberId> excluding = new java.util.HashSet<>();
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
@@ -498,7 +498,8 @@ final class AtomicBroadcast {
 
     private byte[] recoverState(long viewId, MemberId creator, List<MemberId> viewMembers) {
         long from = firstToReport(viewMembers);
-        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + (int) Math.min(1 << 20, (log.last() - from + 1) * 64));
+        long entries = log.last() - from + 1;
+        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + (int) Math.min(1 << 20, entries * 64));
         out.writeVarLong(viewId);
         Wire.writeMember(out, creator);
         ballot.write(out);
@@ -506,7 +507,7 @@ final class AtomicBroadcast {
         out.writeBoolean(hasState).writeVarLong(nextDeliver).writeVarLong(receivedUpTo);
         established.write(out);
         Attempt.writeAll(out, ambiguous);
-        out.writeVarInt((int) (log.last() - from + 1));
+        out.writeVarInt((int) entries);
         for (long s = from; s <= log.last(); s++) {
             log.get(s).write(out);
         }

@@ -154,8 +154,9 @@ public final class JGroupsGroup implements GroupMember {
             // An inline listener must not wait on itself; everyone else waits, but not for ever: a member whose
             // broadcasts stop being delivered (cut off in a view the others left) must not hang its callers.
             if (!window.acquire(payload.length, !loop.inEngine(), broadcastTimeout.toNanos())) {
-                throw new IllegalStateException(name + ": none of its " + window.messages() + " broadcasts in flight"
-                        + " was delivered within " + broadcastTimeout + " (view " + view + "), so this one was not sent");
+                throw new IllegalStateException(name + ": none of its " + window.messages() + " broadcasts in"
+                        + " flight was delivered within " + broadcastTimeout + " (view " + view + "), so this one"
+                        + " was not sent");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
