@@ -427,8 +427,8 @@ final class AtomicBroadcast {
 
     /**
      * Our broadcasts up to {@code originSeq} are settled: delivered here now (the last one, unless it is a
-     * duplicate), or delivered by the group while we were away (we hold their effect through the state; their
-     * resends come back as duplicates). They leave the pending queue and free their room in the window.
+     * duplicate), or delivered by the group while we were away (we hold their effect through the state, and the
+     * group drops their resends as duplicates). They leave the pending queue and free their room in the window.
      */
     private void settleOwn(long originSeq, boolean duplicate) {
         Pending p;
@@ -896,6 +896,10 @@ final class AtomicBroadcast {
             awaitedMarker = -1;
             lastDelivered.clear();
             lastDelivered.putAll(provided);
+            Long ours = provided.get(self);
+            if (ours != null) {
+                settleOwn(ours, true);
+            }
             nextDeliver = marker + 1;
             engine.stateInstalled(view);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
