@@ -1,5 +1,8 @@
 package io.polycert.certification;
 
+import java.time.Duration;
+import java.util.Objects;
+
 /**
  * Tuning of the certification engine.
  *
@@ -10,14 +13,26 @@ package io.polycert.certification;
  *     snapshot is older aborts (on every replica alike)
  * @param writeLogMaxIds box ids those write-sets may hold in all (8 bytes each, plus an index entry per distinct
  *     id); when huge write-sets pass it, the oldest versions are dropped early, with the same effect
+ * @param outcomeTimeout how long a committing thread waits for the outcome of a transaction it sent before
+ *     giving up with {@link io.polycert.core.CommitOutcomeUnknownException} (the transaction may still commit):
+ *     a commit always ends, even on a replica cut off from the group that does not come back
  */
 public record CertificationSettings(int maxMessageBytes, double bloomFalsePositiveRate, int writeLogWindow,
-        long writeLogMaxIds) {
+        long writeLogMaxIds, Duration outcomeTimeout) {
 
     /** Write-set ids bounded at the default, {@value #DEFAULT_WRITE_LOG_MAX_IDS}. */
     public CertificationSettings(int maxMessageBytes, double bloomFalsePositiveRate, int writeLogWindow) {
         this(maxMessageBytes, bloomFalsePositiveRate, writeLogWindow, DEFAULT_WRITE_LOG_MAX_IDS);
     }
+
+    /** The default outcome timeout, {@link #DEFAULT_OUTCOME_TIMEOUT}. */
+    public CertificationSettings(int maxMessageBytes, double bloomFalsePositiveRate, int writeLogWindow,
+            long writeLogMaxIds) {
+        this(maxMessageBytes, bloomFalsePositiveRate, writeLogWindow, writeLogMaxIds, DEFAULT_OUTCOME_TIMEOUT);
+    }
+
+    /** 30 s: far above any commit latency seen under load, well below "forever". */
+    public static final Duration DEFAULT_OUTCOME_TIMEOUT = Duration.ofSeconds(30);
 
     /** 4 million ids: 32 MB of write-sets per replica, enough for the default window of small transactions. */
     public static final long DEFAULT_WRITE_LOG_MAX_IDS = 4_000_000;
@@ -36,6 +51,16 @@ public record CertificationSettings(int maxMessageBytes, double bloomFalsePositi
         if (writeLogMaxIds < 1024) {
             throw new IllegalArgumentException("writeLogMaxIds below 1024: " + writeLogMaxIds);
         }
+        Objects.requireNonNull(outcomeTimeout, "outcomeTimeout");
+        if (outcomeTimeout.isNegative() || outcomeTimeout.isZero()) {
+            throw new IllegalArgumentException("outcomeTimeout must be positive, was " + outcomeTimeout);
+        }
+    }
+
+    /** These settings with another {@link #outcomeTimeout()}. */
+    public CertificationSettings withOutcomeTimeout(Duration timeout) {
+        return new CertificationSettings(maxMessageBytes, bloomFalsePositiveRate, writeLogWindow, writeLogMaxIds,
+                timeout);
     }
 
     public static CertificationSettings defaults() {

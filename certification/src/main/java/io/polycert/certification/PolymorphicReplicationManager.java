@@ -2,6 +2,7 @@ package io.polycert.certification;
 
 import io.polycert.core.AbortCause;
 import io.polycert.core.CommitHandler;
+import io.polycert.core.CommitOutcomeUnknownException;
 import io.polycert.core.CommitLog;
 import io.polycert.core.CommitRequest;
 import io.polycert.core.TransactionAbortedException;
@@ -39,6 +40,8 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -301,7 +304,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "broadcast failed: " + e, e);
         }
         try {
-            long version = tx.outcome.get();
+            long version = tx.outcome.get(settings.outcomeTimeout().toNanos(), TimeUnit.NANOSECONDS);
             record(protocol, profile, costFrom, Outcome.COMMITTED);
             observe(tx, start - costFrom);
             stats.of(protocol).committed.increment();
@@ -327,6 +330,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             // The outcome is decided by the group regardless; we only stop waiting for it.
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "interrupted while waiting for the outcome"
                     + " (the transaction may still commit)", e);
+        } catch (TimeoutException e) {
+            // As above: the group decides regardless (a VC transaction nobody waits for is voted down, sendVote).
+            record(protocol, profile, costFrom, Outcome.OTHER);
+            stats.of(protocol).otherAborts.increment();
+            throw new CommitOutcomeUnknownException(self + ": no outcome for " + protocol + " transaction " + txId
+                    + " within " + settings.outcomeTimeout().toMillis() + " ms (view " + member.view()
+                    + "); it may still commit");
         } finally {
             local.remove(txId);
         }

@@ -36,6 +36,11 @@ public final class HandFedReplica {
     private final View view;
 
     public HandFedReplica(MemberId self, List<MemberId> members, ValueCodec codec, Protocol protocol) {
+        this(self, members, codec, protocol, CertificationSettings.defaults());
+    }
+
+    public HandFedReplica(MemberId self, List<MemberId> members, ValueCodec codec, Protocol protocol,
+            CertificationSettings settings) {
         this.self = self;
         this.view = new View(1, List.copyOf(members), true);
         PolymorphicReplicationManager[] m = new PolymorphicReplicationManager[1];
@@ -58,7 +63,7 @@ public final class HandFedReplica {
         };
         stm = Stm.builder().strictCodec(codec).onBoxCreated(b -> boxes.putIfAbsent(b.id(), b))
                 .commitHandler(log -> m[0] = new PolymorphicReplicationManager(log, directory, codec,
-                        ProtocolOracle.always(protocol), CertificationSettings.defaults()))
+                        ProtocolOracle.always(protocol), settings))
                 .build();
         manager = m[0];
         manager.identity(self);

@@ -15,6 +15,8 @@ public interface CommitHandler extends AutoCloseable {
      *
      * @return the version at which the writes became visible
      * @throws TransactionAbortedException if the transaction must not commit; no box was changed
+     * @throws CommitOutcomeUnknownException if the transaction left this replica but its outcome is not known in
+     *     time: it may still commit
      */
     long commit(CommitRequest request);
 

@@ -99,7 +99,7 @@ final class AtomicBroadcast {
     private long nextDeliver = 1;
     private long receivedUpTo;
     private final Map<MemberId, Long> acked = new LinkedHashMap<>();
-    /** Members this coordinator asked to exclude in the current epoch for lagging (see {@link #excludeLaggards}). */
+    /** Members this coordinator asked to exclude since the last view (laggards, or silent members). */
     private final java.util.Set<MemberId> excluding = new java.util.HashSet<>();
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
@@ -322,13 +322,23 @@ final class AtomicBroadcast {
     }
 
     /**
-     * Asks GMS to exclude every other member of the view (see {@link GroupEngine#tick}): this coordinator has
-     * heard nothing from any of them for a long time while waiting for them.
+     * Whether this member coordinates a view change and still waits for members' answers: those that excluded it
+     * meanwhile ignore its request, since they never install its view.
+     */
+    boolean coordinatorAwaitingRecovery() {
+        return recovering != null && recoveredStates.size() < recovering.members().size();
+    }
+
+    /**
+     * Asks GMS to exclude the other members this coordinator waits for (see {@link GroupEngine#tick}), in the view
+     * it recovers or else in its epoch's view: it has heard nothing from any of them for a long time.
      */
     void excludeOthers(long silentMs) {
         List<MemberId> others = new ArrayList<>();
-        for (MemberId m : installedView.members()) {
-            if (!m.equals(self) && excluding.add(m)) {
+        boolean inRecovery = recovering != null;
+        for (MemberId m : inRecovery ? recovering.members() : installedView.members()) {
+            boolean answered = inRecovery && recoveredStates.containsKey(m);
+            if (!m.equals(self) && !answered && excluding.add(m)) {
                 others.add(m);
             }
         }
@@ -396,19 +406,14 @@ final class AtomicBroadcast {
             return;
         }
         Long last = lastDelivered.get(e.origin());
-        if (last != null && last >= e.originSeq()) {
+        boolean duplicate = last != null && last >= e.originSeq();
+        if (e.origin().equals(self)) {
+            settleOwn(e.originSeq(), duplicate);
+        }
+        if (duplicate) {
             return; // a resend of something already delivered
         }
         lastDelivered.put(e.origin(), e.originSeq());
-        if (e.origin().equals(self)) {
-            Pending p;
-            while ((p = pending.peekFirst()) != null && p.originSeq <= e.originSeq()) {
-                pending.pollFirst();
-                if (p.originSeq == e.originSeq() && p.kind == MessageType.ENTRY_APP) {
-                    engine.ownDelivered(System.nanoTime() - p.sentAt, p.payload.length);
-                }
-            }
-        }
         if (e.kind() == MessageType.ENTRY_APP) {
             if (!e.origin().equals(self)) {
                 engine.countOrdered();
@@ -417,6 +422,26 @@ final class AtomicBroadcast {
             engine.sink.ordered(e.origin(), e.seq(), e.payload());
         } else {
             engine.tom.onResolveDelivered(e.origin(), e.payload());
+        }
+    }
+
+    /**
+     * Our broadcasts up to {@code originSeq} are settled: delivered here now (the last one, unless it is a
+     * duplicate), or delivered by the group while we were away (we hold their effect through the state, and the
+     * group drops their resends as duplicates). They leave the pending queue and free their room in the window.
+     */
+    private void settleOwn(long originSeq, boolean duplicate) {
+        Pending p;
+        while ((p = pending.peekFirst()) != null && p.originSeq <= originSeq) {
+            pending.pollFirst();
+            if (p.kind != MessageType.ENTRY_APP) {
+                continue; // TOM reports take no room in the window
+            }
+            if (p.originSeq == originSeq && !duplicate) {
+                engine.ownDelivered(System.nanoTime() - p.sentAt, p.payload.length);
+            } else {
+                engine.ownSettled(p.payload.length);
+            }
         }
     }
 
@@ -439,6 +464,7 @@ final class AtomicBroadcast {
         batchBytes = 0;
         recovering = null;
         recoveredStates.clear();
+        excluding.clear(); // a member still in this view, excluded before, may have to be excluded again
         if (view.coordinator().equals(self)) {
             recovering = view;
             ValueOutput out = Wire.out(MessageType.RECOVER_REQUEST);
@@ -463,15 +489,17 @@ final class AtomicBroadcast {
         TransportView tv = engine.transportView();
         if (tv != null && tv.sameAs(viewId, creator)) {
             if (from.equals(tv.coordinator())) {
-                engine.transport.send(from, recoverState(viewId, creator));
+                engine.transport.send(from, recoverState(viewId, creator, tv.members()));
             }
         } else if ((tv == null || viewId > tv.id()) && requestsForLaterViews.size() < 16) {
             requestsForLaterViews.add(new Object[] {from, viewId, creator}); // we will see that view soon
         }
     }
 
-    private byte[] recoverState(long viewId, MemberId creator) {
-        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + log.size() * 64);
+    private byte[] recoverState(long viewId, MemberId creator, List<MemberId> viewMembers) {
+        long from = firstToReport(viewMembers);
+        long entries = log.last() - from + 1;
+        ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + (int) Math.min(1 << 20, entries * 64));
         out.writeVarLong(viewId);
         Wire.writeMember(out, creator);
         ballot.write(out);
@@ -479,12 +507,27 @@ final class AtomicBroadcast {
         out.writeBoolean(hasState).writeVarLong(nextDeliver).writeVarLong(receivedUpTo);
         established.write(out);
         Attempt.writeAll(out, ambiguous);
-        long from = log.first();
-        out.writeVarInt((int) (log.last() - from + 1));
+        out.writeVarInt((int) entries);
         for (long s = from; s <= log.last(); s++) {
             log.get(s).write(out);
         }
         return out.toByteArray();
+    }
+
+    /**
+     * The first entry of our log that the recovery of a view with these members may need. Not those every one of
+     * them acknowledged in our epoch (each holds them, or delivered them, and reports what it holds itself), unless
+     * we have not delivered them ourselves: so each member reports at least from its own next delivery, and the
+     * reports of the newest epoch still join up. Without this bound every member sent its whole log: after
+     * excluding a member far behind, that is everything the excluded member lacked, once per member, to the new
+     * coordinator at once (the fault campaign saw coordinators run out of heap right after such an exclusion).
+     */
+    private long firstToReport(List<MemberId> viewMembers) {
+        long heldByAll = Long.MAX_VALUE;
+        for (MemberId m : viewMembers) {
+            heldByAll = Math.min(heldByAll, acked.getOrDefault(m, 0L)); // acked lists our epoch's members only
+        }
+        return Math.max(log.first(), Math.min(nextDeliver, heldByAll + 1));
     }
 
     void onRecoverState(MemberId from, ValueInput in) {
@@ -591,7 +634,8 @@ final class AtomicBroadcast {
             }
         }
         merged.tailMap(maxSeq, false).clear();
-        // Entries are kept until every member of their epoch holds them, so they run contiguously down to here.
+        // Every member reports its entries from its next delivery (or lower) up, so they run contiguously down to
+        // here (see firstToReport).
         long coveredFrom = maxSeq + 1;
         while (merged.containsKey(coveredFrom - 1)) {
             coveredFrom--;
@@ -852,6 +896,10 @@ final class AtomicBroadcast {
             awaitedMarker = -1;
             lastDelivered.clear();
             lastDelivered.putAll(provided);
+            Long ours = provided.get(self);
+            if (ours != null) {
+                settleOwn(ours, true);
+            }
             nextDeliver = marker + 1;
             engine.stateInstalled(view);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry

@@ -168,15 +168,17 @@ final class GroupEngine {
      * other member for {@code stallNanos} while it waits for them (entries to acknowledge, or a reliable broadcast
      * not yet held by all) is most likely no longer a member for them: stopped (SIGSTOP) long enough to be
      * excluded, it wakes up in a view nobody else has, and failure detection cannot tell it (the others answer its
-     * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member.
+     * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member. The
+     * same holds while it coordinates a view change of its own and waits for answers that never come.
      */
     void tick(long now) {
         if (heardFromOthers != heardCountAtTick) {
             heardCountAtTick = heardFromOthers;
             lastHeardFromOthers = now;
         }
-        if (now - lastHeardFromOthers >= settings.stallNanos() && ab.coordinatingOthers()
-                && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())) {
+        boolean waiting = ab.coordinatingOthers() && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())
+                || ab.coordinatorAwaitingRecovery();
+        if (now - lastHeardFromOthers >= settings.stallNanos() && waiting) {
             ab.excludeOthers((now - lastHeardFromOthers) / 1_000_000);
         }
     }
@@ -191,6 +193,11 @@ final class GroupEngine {
         double mean = meanSelfDeliveryNanos;
         meanSelfDeliveryNanos = n == 1 ? latencyNanos : mean + (latencyNanos - mean) / Math.min(n, 1000);
         orderedDeliveries.increment();
+        onOwnDelivered.accept(bytes);
+    }
+
+    /** One of this member's broadcasts was delivered without it (while it was away): it takes no more room. */
+    void ownSettled(int bytes) {
         onOwnDelivered.accept(bytes);
     }
 

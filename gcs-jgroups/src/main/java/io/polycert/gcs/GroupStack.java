@@ -25,7 +25,6 @@ import org.jgroups.protocols.PING;
 import org.jgroups.protocols.SHARED_LOOPBACK;
 import org.jgroups.protocols.SHARED_LOOPBACK_PING;
 import org.jgroups.protocols.SYM_ENCRYPT;
-import org.jgroups.protocols.TCP;
 import org.jgroups.protocols.TCPPING;
 import org.jgroups.protocols.TP;
 import org.jgroups.protocols.UDP;
@@ -167,7 +166,8 @@ public final class GroupStack {
             // In one JVM a send is a method call, so bundling saves nothing and its thread hand-off costs latency
             // (measured: 75-80 vs 95-105 us per idle broadcast, and about 10% more small commits per second).
             case EMBEDDED -> new SHARED_LOOPBACK().setValue("bundler_type", "no-bundler");
-            case TCP -> new TCP().setValue("tcp_nodelay", true);
+            // A peer that stops reading must not stall this member (MultiProcessTcpTest): see NonBlockingTcp.
+            case TCP -> new NonBlockingTcp().setValue("tcp_nodelay", true);
             case UDP -> new UDP().setValue("mcast_group_addr", InetAddress.getByName(mcastAddress))
                     .setValue("mcast_port", mcastPort);
             default -> throw new AssertionError(kind);

@@ -41,6 +41,7 @@ public final class JGroupsGroup implements GroupMember {
     private final GroupEngine engine;
     private final SendWindow window;
     private final String name;
+    private final Duration broadcastTimeout;
     private volatile View view;
     private volatile boolean closed;
     private volatile java.util.concurrent.Future<?> ticks;
@@ -48,6 +49,7 @@ public final class JGroupsGroup implements GroupMember {
 
     private JGroupsGroup(Builder b) throws Exception {
         this.name = b.memberName;
+        this.broadcastTimeout = b.broadcastTimeout;
         JChannel channel = b.stack.newChannel();
         channel.name(b.memberName);
         // Our own address, so the engine exists before connect() starts delivering views and messages.
@@ -149,7 +151,13 @@ public final class JGroupsGroup implements GroupMember {
         Objects.requireNonNull(payload, "payload");
         checkUsable();
         try {
-            window.acquire(payload.length, !loop.inEngine()); // an inline listener must not wait on itself
+            // An inline listener must not wait on itself; everyone else waits, but not for ever: a member whose
+            // broadcasts stop being delivered (cut off in a view the others left) must not hang its callers.
+            if (!window.acquire(payload.length, !loop.inEngine(), broadcastTimeout.toNanos())) {
+                throw new IllegalStateException(name + ": none of its " + window.messages() + " broadcasts in"
+                        + " flight was delivered within " + broadcastTimeout + " (view " + view + "), so this one"
+                        + " was not sent");
+            }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new IllegalStateException("interrupted while waiting for flow control", e);
@@ -299,6 +307,7 @@ public final class JGroupsGroup implements GroupMember {
         private int maxOutstanding = 20_000;
         private long maxOutstandingBytes = 64L << 20;
         private Duration joinTimeout = Duration.ofSeconds(30);
+        private Duration broadcastTimeout = Duration.ofSeconds(30);
         private MemberId identity;
         private boolean inlineDelivery;
 
@@ -365,6 +374,20 @@ public final class JGroupsGroup implements GroupMember {
                 throw new IllegalArgumentException("maxOutstandingBytes must be at least 1, was " + bytes);
             }
             this.maxOutstandingBytes = bytes;
+            return this;
+        }
+
+        /**
+         * How long {@code broadcast} may wait for room in the sender window (see {@link #maxOutstanding}) before
+         * it gives up with an {@link IllegalStateException}, sending nothing (default 30 s). The window stays full
+         * only while this member's broadcasts are not being delivered, for instance in a view the others left.
+         */
+        public Builder broadcastTimeout(Duration timeout) {
+            Objects.requireNonNull(timeout, "timeout");
+            if (timeout.isNegative() || timeout.isZero()) {
+                throw new IllegalArgumentException("broadcastTimeout must be positive, was " + timeout);
+            }
+            this.broadcastTimeout = timeout;
             return this;
         }
 

@@ -26,15 +26,26 @@ final class SendWindow {
         return Math.min(size, maxBytes);
     }
 
-    void acquire(int size, boolean mayWait) throws InterruptedException {
+    /**
+     * Takes room for a message of {@code size} bytes, waiting at most {@code timeoutNanos} for it unless
+     * {@code mayWait} is false (then it borrows at once).
+     *
+     * @return false if the window stayed full for the whole timeout (nothing was taken)
+     */
+    boolean acquire(int size, boolean mayWait, long timeoutNanos) throws InterruptedException {
         long c = cost(size);
         lock.lock();
         try {
+            long left = timeoutNanos;
             while (mayWait && messages > 0 && (messages >= maxMessages || bytes + c > maxBytes)) {
-                space.await();
+                if (left <= 0) {
+                    return false;
+                }
+                left = space.awaitNanos(left);
             }
             messages++;
             bytes += c;
+            return true;
         } finally {
             lock.unlock();
         }

@@ -25,6 +25,8 @@ final class SimNetwork {
     final History history = new History();
     /** Members a coordinator asked to exclude, in order. */
     final List<MemberId> excludeRequests = new ArrayList<>();
+    /** Bytes sent so far, by message type (the first byte of every message). */
+    final Map<Byte, Long> bytesSent = new HashMap<>();
 
     SimNetwork(long seed, Settings settings) {
         this.random = new Random(seed);
@@ -68,6 +70,7 @@ final class SimNetwork {
                 return;
             }
             channel(index, target.index).add(message);
+            bytesSent.merge(message[0], (long) message.length, Long::sum);
         }
 
         @Override
@@ -137,6 +140,18 @@ final class SimNetwork {
         for (Node n : members) {
             n.views.add(v);
         }
+    }
+
+    /**
+     * Installs a view made of {@code members} (coordinator first) at {@code at} only, as JGroups does at a member
+     * whose own failure detection changed its view while the others, excluding it meanwhile, moved on.
+     */
+    void installViewOnlyAt(Node at, List<Node> members) {
+        List<MemberId> ids = new ArrayList<>();
+        for (Node n : members) {
+            ids.add(n.id);
+        }
+        at.views.add(new TransportView(++viewIds, members.get(0).id, ids));
     }
 
     List<Node> alive() {
