@@ -15,6 +15,14 @@ public interface BoxDirectory {
     /** The box with this id, created with {@code create} if this replica has none. */
     VBox<?> findOrCreate(long id, LongFunction<VBox<?>> create);
 
+    /**
+     * Whether {@code id} names a root: a box every replica has from version 0 on, made on first use, so a commit
+     * may name it before this replica ever did.
+     */
+    default boolean isRoot(long id) {
+        return false;
+    }
+
     /** Every box this replica holds now. */
     Iterable<VBox<?>> all();
 }

@@ -50,6 +50,7 @@ public final class CertificationStatistics {
     final LongAdder remoteCommits = new LongAdder();
     final LongAdder remoteAborts = new LongAdder();
     final LongAdder rerouted = new LongAdder();
+    final LongAdder unknownBoxes = new LongAdder();
 
     CertificationStatistics() {
         for (Protocol p : Protocol.values()) {
@@ -71,6 +72,14 @@ public final class CertificationStatistics {
     }
 
     /** NVC or BFC transactions sent by VC because their message would have been too large. */
+    /**
+     * Boxes that remote commits named but this replica no longer had (collected because no replicated state
+     * reached them): each is a divergence from the originator, caused by keeping a shared box only in a variable.
+     */
+    public long unknownBoxes() {
+        return unknownBoxes.sum();
+    }
+
     public long reroutedToVoting() {
         return rerouted.sum();
     }

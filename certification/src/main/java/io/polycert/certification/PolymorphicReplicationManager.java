@@ -875,14 +875,14 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private VBox<?>[] resolveBoxes(Queued q) {
         VBox<?>[] out = new VBox<?>[q.writeIds.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = boxes.findOrCreate(q.writeIds[i], log::createBox);
+            out[i] = resolve(q, q.writeIds[i]);
         }
         return out;
     }
 
     private Object[] decodeValues(Queued q) {
         ValueInput in = new ValueInput(codec, q.message, q.valuesOffset, q.message.length - q.valuesOffset,
-                id -> boxes.findOrCreate(id, log::createBox));
+                id -> resolve(q, id));
         Object[] values = new Object[q.writeIds.length];
         for (int i = 0; i < values.length; i++) {
             values[i] = in.readValue();
@@ -892,20 +892,54 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     /**
+     * This replica's box for {@code id}, named by a remote commit (written, or referenced by a value). A box the commit
+     * creates, or a root, is made here if need be. Any other box must already exist here; if it does not, this replica
+     * collected it (the registry holds boxes weakly) because no replicated state reached it, while the originator still
+     * held it in a variable: the application broke the registry's contract, and the box starts here with no value, so
+     * this replica now differs from the originator. That is reported (counted, logged) rather than passed over.
+     */
+    private VBox<?> resolve(Queued q, long id) {
+        VBox<?> box = boxes.find(id);
+        if (box != null) {
+            return box;
+        }
+        if (!createdBy(q, id) && !boxes.isRoot(id)) {
+            stats.unknownBoxes.increment();
+            logRateLimited(Level.ERROR, "the commit of " + q.key + " names box #" + id + ", which this replica no"
+                    + " longer has: no replicated state reached it, so it was collected here (keep shared boxes"
+                    + " reachable from a root; see ObjectRegistry). It starts with no value here, unlike at the"
+                    + " originator.");
+        }
+        return boxes.findOrCreate(id, log::createBox);
+    }
+
+    private static boolean createdBy(Queued q, long id) {
+        for (int i = 0; i < q.writeIds.length; i++) {
+            if (q.writeIds[i] == id) {
+                return q.created[i];
+            }
+        }
+        return false;
+    }
+
+    /**
      * Logs that input was dropped, at most once a second (delivery thread only) with a count of what was dropped
      * meanwhile: a flood of malformed or hostile messages must not become a flood of log lines.
      */
     private void dropped(Level level, String what, Object cause) {
+        logRateLimited(level, "dropped " + what + ": " + cause);
+    }
+
+    private void logRateLimited(Level level, String message) {
         long now = System.nanoTime();
         if (lastDropLogged != 0 && now - lastDropLogged < 1_000_000_000L) {
             droppedSinceLogged++;
             return;
         }
         lastDropLogged = now;
-        String also = droppedSinceLogged > 0 ? " (and " + droppedSinceLogged + " more dropped since the last warning)"
-                : "";
+        String also = droppedSinceLogged > 0 ? " (and " + droppedSinceLogged + " more since the last warning)" : "";
         droppedSinceLogged = 0;
-        LOG.atLevel(level).log("[{}] dropped {}: {}{}", self, what, cause, also);
+        LOG.atLevel(level).log("[{}] {}{}", self, message, also);
     }
 
     @Override

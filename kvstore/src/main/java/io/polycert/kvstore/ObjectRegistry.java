@@ -28,7 +28,8 @@ public final class ObjectRegistry implements BoxDirectory {
         this.rootFactory = factory;
     }
 
-    static boolean isRoot(long id) {
+    @Override
+    public boolean isRoot(long id) {
         return id < 0;
     }
 
