@@ -72,6 +72,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** An originated transaction waiting for its outcome. */
     static final class Pending {
         final long seq;
+        /** The placement it was certified under. */
+        final long epoch;
         /** The owners of each key the outcome depends on (its writes and the reads it validates). */
         final Map<ByteKey, List<MemberId>> owners;
         final Set<ByteKey> uncovered;
@@ -79,8 +81,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> awaitingPrepareVotes;
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
 
-        Pending(long seq, Map<ByteKey, List<MemberId>> owners) {
+        Pending(long seq, long epoch, Map<ByteKey, List<MemberId>> owners) {
             this.seq = seq;
+            this.epoch = epoch;
             this.owners = owners;
             this.uncovered = new HashSet<>(owners.keySet());
             owners.values().forEach(destinations::addAll);
@@ -155,6 +158,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private record EarlyVote(MemberId voter, AbortCause refusal) {
     }
 
+    /** A transaction or rebalance delivered behind a rebalance barrier, and the placement epoch it belongs to. */
+    private record Deferred(long epoch, Runnable step) {
+    }
+
     /** A read sent to an owner. */
     private record ReadRequest(ByteKey key, MemberId target, boolean cache, CompletableFuture<Versioned> reply) {
     }
@@ -180,6 +187,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private volatile boolean stale;
     /** Cut off, and no rebalance delivered since: transactions delivered now belong to the old life. */
     private boolean cutOff;
+    /**
+     * The newest epoch whose "done" messages showed that this member missed a placement (0 for none): rebalances
+     * older than it were completed without this member, and transactions delivered before it belong to the old life.
+     */
+    private long missedBefore;
     private volatile boolean closed;
 
     final ConcurrentHashMap<ByteKey, Versioned> data = new ConcurrentHashMap<>();
@@ -208,7 +220,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private int unfinished;
     /** The rebalance being processed or waiting for {@link #unfinished} to drain, and what came after it. */
     private Message.Rebalance barrier;
-    private final ArrayDeque<Runnable> backlog = new ArrayDeque<>();
+    private final ArrayDeque<Deferred> backlog = new ArrayDeque<>();
     private final Set<MemberId> awaitingDone = new HashSet<>();
     /** Keys received for a rebalance, by epoch and sender, installed when every sender is done. */
     private final Map<Long, Map<MemberId, Map<ByteKey, Versioned>>> transferData = new HashMap<>();
@@ -464,7 +476,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         long started = System.nanoTime();
         long seq = sequence.incrementAndGet();
-        Pending pending = new Pending(seq, owners);
+        Pending pending = new Pending(seq, placement.epoch, owners);
         Set<MemberId> destinations = pending.destinations;
         originated.put(seq, pending);
         boolean twoPhase = protocol == CommitProtocol.TWO_PHASE_COMMIT;
@@ -622,7 +634,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         Remote r = new Remote(id, tx, deliveredRing);
         if (barrier != null) {
-            backlog.add(() -> admit(r));
+            backlog.add(new Deferred(tx.epoch(), () -> admit(r)));
         } else {
             admit(r);
         }
@@ -1055,10 +1067,67 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         for (ReadRequest request : reads.values()) {
             request.reply.completeExceptionally(new IllegalStateException("cut off from the majority"));
         }
-        for (Pending p : originated.values()) {
-            p.outcome.completeExceptionally(new OutcomeUnknownException("this member was cut off from the majority"
-                    + " before transaction " + p.seq + " was decided; it may or may not have committed"));
+        abandonPendingCommits(Long.MAX_VALUE, "this member was cut off from the majority");
+        dropTransactionsInProgress();
+        barrier = null;
+        backlog.clear();
+        awaitingDone.clear();
+        transferData.clear();
+        transferDone.clear();
+        deferredReads.clear();
+        stale = true;
+        cutOff = true;
+        receiving = false;
+        notifyAll();
+    }
+
+    /**
+     * This member missed a placement: a "done" for {@code epoch} came from a member whose previous placement is
+     * newer than this member's own. That member could complete its placement only without this one, so the group
+     * excluded this member after its last placement, and this member never noticed (paused, say, and resumed just
+     * as the others excluded it, it never installed a view without them, so {@link #blocked} was never called).
+     * Its transactions from before {@code epoch} were resolved without it, and the votes it waits for were sent
+     * while it was out: waiting for them would hold the rebalance of {@code epoch} forever. So it does what a
+     * member cut off does: it drops them (its own pending commits end as unknown) and counts as stale, so its
+     * data is replaced by the fresh members' copies when that rebalance completes. Rebalances and transactions of
+     * {@code epoch} and later belong to the new life and stay.
+     */
+    private void missedPlacement(long epoch) {
+        log.warn("{} missed a placement before epoch {} (its own is {}): it was excluded without noticing; dropping"
+                + " its {} transactions in progress", self, epoch, topology.epoch, remotes.size());
+        missedBefore = epoch;
+        abandonPendingCommits(epoch, "this member was excluded from the group without noticing");
+        dropTransactionsInProgress();
+        awaitingDone.clear();
+        transferData.keySet().removeIf(e -> e < epoch);
+        transferDone.keySet().removeIf(e -> e < epoch);
+        backlog.removeIf(d -> d.epoch() < epoch);
+        if (barrier != null && barrier.epoch() < epoch) {
+            barrier = null;
         }
+        cutOff = deliveredEpoch < epoch; // transactions delivered before the rebalance of epoch are the old life's
+        stale = true;
+        receiving = false;
+        notifyAll();
+        if (barrier != null) {
+            startRebalance(barrier);
+        } else {
+            resumeBacklog();
+        }
+    }
+
+    /** Ends, as unknown, this member's commits certified under a placement before {@code epoch}. */
+    private void abandonPendingCommits(long epoch, String why) {
+        for (Pending p : originated.values()) {
+            if (p.epoch < epoch) {
+                p.outcome.completeExceptionally(new OutcomeUnknownException(why + " before transaction " + p.seq
+                        + " was decided; it may or may not have committed"));
+            }
+        }
+    }
+
+    /** Forgets every transaction in progress at this member, and who cached its keys. */
+    private void dropTransactionsInProgress() {
         for (Remote r : remotes.values()) {
             if (r.timeout != null) {
                 r.timeout.cancel(false);
@@ -1071,29 +1140,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         runnable.clear();
         ownDestined.clear();
         unfinished = 0;
-        barrier = null;
-        backlog.clear();
-        awaitingDone.clear();
-        transferData.clear();
-        transferDone.clear();
-        deferredReads.clear();
         requestors.clear();
         nearCache.invalidateAll();
-        stale = true;
-        cutOff = true;
-        receiving = false;
-        notifyAll();
     }
 
     private synchronized void onRebalance(Message.Rebalance r) {
-        if (r.epoch() <= deliveredEpoch || !r.members().contains(self)) {
+        if (r.epoch() <= deliveredEpoch || r.epoch() < missedBefore || !r.members().contains(self)) {
             return;
         }
         deliveredEpoch = r.epoch();
         deliveredRing = new HashRing(r.members(), degree, virtualNodes);
         cutOff = false;
         if (barrier != null) {
-            backlog.add(() -> beginBarrier(r));
+            backlog.add(new Deferred(r.epoch(), () -> beginBarrier(r)));
         } else {
             beginBarrier(r);
         }
@@ -1183,8 +1242,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         List<Runnable> readsNow = new ArrayList<>(deferredReads);
         deferredReads.clear();
         readsNow.forEach(Runnable::run);
+        resumeBacklog();
+    }
+
+    /** Admits what was delivered behind the barrier, up to the next rebalance that cannot start at once. */
+    private void resumeBacklog() {
         while (barrier == null && !backlog.isEmpty()) {
-            backlog.poll().run();
+            backlog.poll().step().run();
         }
     }
 
@@ -1215,6 +1279,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         self, data.size());
             }
             data.clear();
+            // The votes for its commits of older placements were sent while it was out of the group.
+            abandonPendingCommits(epoch, "this member missed a placement");
         }
         if (received != null) {
             received.forEach((sender, keys) -> {
@@ -1250,6 +1316,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         transferDone.computeIfAbsent(d.epoch(), e -> new HashMap<>()).put(from, d);
+        if (topology != null && d.previousEpoch() > current && d.epoch() > missedBefore) {
+            missedPlacement(d.epoch()); // may start the rebalance of d.epoch(), which counts this done
+            return;
+        }
         if (d.epoch() == current && awaitingDone.remove(from) && awaitingDone.isEmpty()) {
             completeRebalance();
         }
@@ -1359,9 +1429,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     public synchronized String describeState() {
         StringBuilder sb = new StringBuilder(self.name()).append(": epoch ").append(epoch()).append(", unfinished ")
                 .append(unfinished).append(", barrier ").append(barrier != null).append(", receiving ")
-                .append(receiving).append(", backlog ").append(backlog.size()).append('\n');
+                .append(receiving).append(", backlog ").append(backlog.size()).append(", delivered rebalance ")
+                .append(deliveredEpoch).append(", stale ").append(stale).append(", cut off ").append(cutOff)
+                .append(", awaiting done from ").append(awaitingDone).append('\n');
         for (Remote r : remotes.values()) {
-            sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys).append(" waiting=").append(r.waiting).append(" voted=").append(r.voted)
+            sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys.size()).append(" waiting=").append(r.waiting)
+                    .append(" voted=").append(r.voted)
                     .append(" decided=").append(r.decided).append(" uncovered=").append(r.uncovered.size())
                     .append(" acquired=").append(r.acquired).append('\n');
         }
