@@ -2,6 +2,7 @@ package io.polycert.kvstore;
 
 import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.certification.partial.ConsistencyLevel;
+import io.polycert.certification.partial.KeyUnavailableException;
 import io.polycert.certification.partial.PartitionedEngine;
 import io.polycert.certification.partial.PartitionedStatistics;
 import io.polycert.certification.partial.PartitionedTransaction;
@@ -108,6 +109,9 @@ public final class PartitionedStore implements AutoCloseable {
                 T result = body.get();
                 tx.commit();
                 return result;
+            } catch (KeyUnavailableException e) {
+                throw new KeyUnavailableException(e.key(), PartitionedTxMap.describeKey(codec, e.key()) + ": "
+                        + e.getMessage());
             } catch (TransactionAbortedException e) {
                 if (!e.abortCause().isRetryable()) {
                     throw e;
@@ -173,8 +177,8 @@ public final class PartitionedStore implements AutoCloseable {
         return group.view();
     }
 
-    /** What the commit protocol waits for, for diagnostics. */
-    String describeState() {
+    /** What the commit protocol waits for, for diagnostics (one line per transaction in progress). */
+    public String describeState() {
         return engine.describeState();
     }
 

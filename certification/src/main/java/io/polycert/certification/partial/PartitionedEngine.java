@@ -102,6 +102,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
         boolean voted;
+        /** This member's vote once it voted (null for yes). */
+        AbortCause refusal;
         boolean released;
         /** Decided on delivery (nothing to validate): only an acknowledgement to the originator, once applied. */
         boolean acknowledge;
@@ -156,6 +158,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private record EarlyVote(MemberId voter, AbortCause refusal) {
+    }
+
+    /** A vote this member sent on a transaction it then dropped undecided, and who it went to. */
+    private record SentVote(TxId id, AbortCause refusal, List<MemberId> voters) {
     }
 
     /** A transaction or rebalance delivered behind a rebalance barrier, and the placement epoch it belongs to. */
@@ -226,9 +232,25 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Map<Long, Map<MemberId, Map<ByteKey, Versioned>>> transferData = new HashMap<>();
     /** Senders done for a rebalance, by epoch, and whether each was fresh. */
     private final Map<Long, Map<MemberId, Message.Done>> transferDone = new HashMap<>();
-    /** The placement held before the one being installed (0 for none). */
+    /** The placement held before the one being installed (0 for none), and its members. */
     private long previousPlacement;
+    private List<MemberId> previousMembers = List.of();
+    /** The last placement whose rebalance completed here: the one this member's data is complete for. */
+    private long completedPlacement;
+    /** Keys a rebalance moves away from this member, dropped once it completes (until then they may be recovered). */
+    private final List<ByteKey> handedOver = new ArrayList<>();
+    /**
+     * Regions of keys no member holds a fresh copy of, refused by reads and commits. Identical at every member:
+     * they change only at points of the total order (a rebalance completing, a recovery delivered).
+     */
+    private volatile List<LostRegion> lost = List.of();
     private final List<Runnable> deferredReads = new ArrayList<>();
+    /**
+     * Votes sent on transactions dropped undecided when this member was cut off or missed a placement, sent again
+     * once it is back: if every other owner of a key is gone too, the others may still wait for exactly this vote
+     * (it may have been lost with the connection), and nobody else can give it.
+     */
+    private final List<SentVote> votesToRepeat = new ArrayList<>();
     private long dropped;
 
     private PartitionedEngine(Builder b) {
@@ -371,6 +393,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED,
                     "the placement changed while the transaction ran");
         }
+        refuseIfLost(key);
         List<MemberId> owners = placement.ring.owners(key);
         MemberId me = self;
         if (owners.contains(me)) {
@@ -392,6 +415,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             try {
                 group.send(owner, Message.encode(new Message.Get(id, key, true)));
                 Versioned v = request.reply.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (v == Versioned.UNAVAILABLE) {
+                    throw unavailable(key, owner + " holds no fresh copy: every owner it had left or was cut off");
+                }
                 if (v != null) {
                     return v;
                 }
@@ -420,6 +446,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             send(from, new Message.Value(get.request(), false, 0, null));
             return;
         }
+        if (lostRegionOf(get.key()) != null) {
+            send(from, new Message.Value(get.request(), false, Versioned.UNAVAILABLE.version(), null));
+            return;
+        }
         Versioned v = data.getOrDefault(get.key(), Versioned.ABSENT);
         if (get.cache()) {
             requestors.computeIfAbsent(get.key(), k -> new HashSet<>(4)).add(from);
@@ -433,7 +463,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return; // timed out already
         }
         if (!value.owned()) {
-            request.reply.complete(null);
+            request.reply.complete(value.version() == Versioned.UNAVAILABLE.version() ? Versioned.UNAVAILABLE : null);
             return;
         }
         Versioned v = new Versioned(value.value(), value.version());
@@ -463,6 +493,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (topology != placement) {
             throw abort(AbortCause.TOPOLOGY_CHANGED, "the placement changed while the transaction ran");
         }
+        writes.keySet().forEach(this::refuseIfLost);
+        checks.keySet().forEach(this::refuseIfLost);
         List<Message.Write> ws = new ArrayList<>(writes.size());
         Map<ByteKey, List<MemberId>> owners = new HashMap<>();
         for (Map.Entry<ByteKey, byte[]> e : writes.entrySet()) {
@@ -555,6 +587,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return new TransactionAbortedException(cause, message);
     }
 
+    /** The lost region a key lies in, or null when some member holds a fresh copy of it. */
+    private LostRegion lostRegionOf(ByteKey key) {
+        for (LostRegion region : lost) {
+            if (region.covers(key)) {
+                return region;
+            }
+        }
+        return null;
+    }
+
+    private void refuseIfLost(ByteKey key) {
+        LostRegion region = lostRegionOf(key);
+        if (region != null) {
+            throw unavailable(key, "every member that owned it under placement " + region.placement
+                    + " left the group or was cut off, and none is back with its copy yet");
+        }
+    }
+
+    private KeyUnavailableException unavailable(ByteKey key, String why) {
+        stats.aborts.get(AbortCause.OWNERS_UNAVAILABLE).increment();
+        return new KeyUnavailableException(key.bytes, "no member holds a fresh copy of the key: " + why);
+    }
+
     /** A vote or acknowledgement for a transaction this member originated. */
     private void onOriginVote(MemberId voter, Message.Vote vote) {
         Pending p = originated.get(vote.seq());
@@ -565,8 +620,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
                 rollback2pc(p);
             }
-            p.outcome.completeExceptionally(new TransactionAbortedException(vote.refusal(),
-                    describe(vote.refusal(), voter)));
+            p.outcome.completeExceptionally(vote.refusal() == AbortCause.OWNERS_UNAVAILABLE
+                    ? unavailable(p.owners.keySet().stream().filter(k -> lostRegionOf(k) != null).findFirst()
+                            .orElse(p.owners.keySet().iterator().next()), voter + " refused it: every owner of one"
+                            + " of its keys left the group or was cut off")
+                    : new TransactionAbortedException(vote.refusal(), describe(vote.refusal(), voter)));
             return;
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
@@ -647,6 +705,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             drop(r.id.origin, "a replay of transaction " + r.id.seq + ", delivered before");
             return;
         }
+        if (touchesLostKey(r.tx)) {
+            // Every destination refuses it alike: the lost regions change only at points of the order.
+            vote(r.id.origin, r.id, AbortCause.OWNERS_UNAVAILABLE, List.of());
+            return;
+        }
         if (!level.certifies()) {
             decided.put(r.id, true);
             apply(r);
@@ -678,6 +741,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         runnable.add(r);
         drain();
+    }
+
+    private boolean touchesLostKey(Message.Transaction tx) {
+        if (lost.isEmpty()) {
+            return false;
+        }
+        return tx.writes().stream().anyMatch(w -> lostRegionOf(w.key()) != null)
+                || tx.checks().stream().anyMatch(c -> lostRegionOf(c.key()) != null);
     }
 
     /**
@@ -735,6 +806,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (t.waiting == 0 && !t.voted) {
             t.voted = true;
             AbortCause refusal = validate(t);
+            t.refusal = refusal;
             // To the voters only: the originator is among them unless it owns every key and decides alone.
             vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
             onRemoteVote(t, self, refusal);
@@ -883,6 +955,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Topology t = topology;
         if (t == null || tx.epoch() != t.epoch || barrier != null || receiving || stale || tx.level() != level) {
             vote(origin, id, AbortCause.TOPOLOGY_CHANGED, List.of());
+            return;
+        }
+        if (touchesLostKey(tx)) {
+            vote(origin, id, AbortCause.OWNERS_UNAVAILABLE, List.of());
             return;
         }
         if (decided.containsKey(id)) {
@@ -1075,6 +1151,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         transferData.clear();
         transferDone.clear();
         deferredReads.clear();
+        handedOver.clear();
         stale = true;
         cutOff = true;
         receiving = false;
@@ -1105,6 +1182,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (barrier != null && barrier.epoch() < epoch) {
             barrier = null;
         }
+        handedOver.clear();
         cutOff = deliveredEpoch < epoch; // transactions delivered before the rebalance of epoch are the old life's
         stale = true;
         receiving = false;
@@ -1131,6 +1209,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         for (Remote r : remotes.values()) {
             if (r.timeout != null) {
                 r.timeout.cancel(false);
+            }
+            if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
+                votesToRepeat.add(new SentVote(r.id, r.refusal, new ArrayList<>(r.voters)));
             }
         }
         remotes.clear();
@@ -1180,7 +1261,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
                 if (!after.contains(self)) {
-                    data.remove(e.getKey());
+                    handedOver.add(e.getKey());
                 }
             }
             outgoing.forEach((m, entries) -> {
@@ -1199,9 +1280,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             });
         }
+        // Back in the group: the votes it may be the last owner able to give (the others may wait for them before
+        // they can start this very rebalance).
+        for (SentVote v : votesToRepeat) {
+            vote(v.id.origin, v.id, v.refusal, v.voters, false);
+        }
+        votesToRepeat.clear();
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
         previousPlacement = old == null ? 0 : old.epoch;
-        byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement));
+        previousMembers = old == null ? List.of() : old.ring.members();
+        byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement, previousMembers,
+                lost.stream().map(LostRegion::toWire).toList()));
         Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
@@ -1236,6 +1325,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private void completeRebalance() {
         installReceivedKeys(topology.epoch);
+        completedPlacement = topology.epoch;
         receiving = false;
         barrier = null;
         notifyAll();
@@ -1258,6 +1348,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * resolved without it a transaction it applied. So only the members that went through the latest previous
      * placement without being cut off count as fresh; a member that is not fresh drops its own copies for what
      * the fresh ones send, and data from the others is ignored. If nobody is fresh, everything is merged.
+     *
+     * <p>Keys whose every owner under that placement left or is not fresh are lost: nobody can send them, and
+     * serving them as absent would invent a value. They join the lost regions, refused until an owner is back;
+     * a member that is back with copies of a lost region multicasts them ({@link #recover}).
      */
     private void installReceivedKeys(long epoch) {
         Map<MemberId, Map<ByteKey, Versioned>> received = transferData.remove(epoch);
@@ -1273,7 +1367,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long newest = latest;
         java.util.function.Predicate<MemberId> fresh = m -> dones != null && dones.containsKey(m)
                 && dones.get(m).previousEpoch() == newest;
+        List<LostRegion> regions = lostRegionsAfter(own == newest, newest, dones, fresh);
+        Map<ByteKey, Versioned> recovered = null;
         if (own != newest) {
+            recovered = recoverableCopies(regions);
             if (!data.isEmpty()) {
                 log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
                         self, data.size());
@@ -1281,7 +1378,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             data.clear();
             // The votes for its commits of older placements were sent while it was out of the group.
             abandonPendingCommits(epoch, "this member missed a placement");
+        } else {
+            handedOver.forEach(data::remove);
         }
+        handedOver.clear();
         if (received != null) {
             received.forEach((sender, keys) -> {
                 if (fresh.test(sender)) {
@@ -1289,7 +1389,119 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             });
         }
+        lost = regions;
         stale = false;
+        if (recovered != null) {
+            List<ByteKey> keys = new ArrayList<>(recovered.keySet());
+            long[] versions = new long[keys.size()];
+            List<byte[]> values = new ArrayList<>(keys.size());
+            for (int i = 0; i < keys.size(); i++) {
+                versions[i] = recovered.get(keys.get(i)).version();
+                values.add(recovered.get(keys.get(i)).value());
+            }
+            log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys", self,
+                    completedPlacement, keys.size());
+            try {
+                group.multicast(topology.ring.members(), Message.encode(new Message.Recover(completedPlacement, keys,
+                        versions, values)));
+            } catch (RuntimeException e) {
+                log.warn("{} could not multicast its copies of lost keys: {}", self, e.toString());
+            }
+        }
+    }
+
+    /**
+     * The lost regions once this rebalance completes: those the fresh members knew of (this member's own if it is
+     * fresh), and the keys whose owners under the newest previous placement all left or are not fresh.
+     */
+    private List<LostRegion> lostRegionsAfter(boolean selfFresh, long newest, Map<MemberId, Message.Done> dones,
+            java.util.function.Predicate<MemberId> fresh) {
+        Set<LostRegion> regions = new LinkedHashSet<>();
+        Set<MemberId> holders = new HashSet<>();
+        List<MemberId> newestMembers = List.of();
+        if (selfFresh) {
+            regions.addAll(lost);
+            holders.add(self);
+            newestMembers = previousMembers;
+        }
+        if (dones != null) {
+            for (Map.Entry<MemberId, Message.Done> e : dones.entrySet()) {
+                if (!fresh.test(e.getKey())) {
+                    continue;
+                }
+                holders.add(e.getKey());
+                for (Message.Lost l : e.getValue().lost()) {
+                    regions.add(LostRegion.of(l, degree, virtualNodes));
+                }
+                if (newestMembers.isEmpty()) {
+                    newestMembers = e.getValue().previousMembers();
+                }
+            }
+        }
+        if (newest > 0 && !newestMembers.isEmpty()) {
+            holders.retainAll(newestMembers);
+            LostRegion gone = new LostRegion(newest, new HashRing(newestMembers, degree, virtualNodes), holders);
+            if (!gone.isEmpty()) {
+                log.warn("{}: no member holds a fresh copy of the {}; they are refused until an owner is back", self,
+                        gone);
+                regions.add(gone);
+            }
+        }
+        regions.removeIf(LostRegion::isEmpty);
+        return List.copyOf(regions);
+    }
+
+    /** This member's copies of keys it owned in lost regions of the placement its data is complete for. */
+    private Map<ByteKey, Versioned> recoverableCopies(List<LostRegion> regions) {
+        Map<ByteKey, Versioned> copies = null;
+        for (LostRegion region : regions) {
+            if (region.placement != completedPlacement || !region.recoverableBy(self)) {
+                continue;
+            }
+            if (copies == null) {
+                copies = new HashMap<>(); // even empty: that it holds none of them is news too
+            }
+            for (Map.Entry<ByteKey, Versioned> e : data.entrySet()) {
+                if (region.covers(e.getKey()) && region.ring.isOwner(self, e.getKey())) {
+                    copies.put(e.getKey(), e.getValue());
+                }
+            }
+        }
+        return copies;
+    }
+
+    private synchronized void onRecover(MemberId from, Message.Recover r) {
+        if (cutOff || deliveredRing == null) {
+            return; // the regions this member adopts at its next rebalance already reflect it
+        }
+        if (barrier != null) {
+            backlog.add(new Deferred(deliveredEpoch, () -> recover(from, r)));
+        } else {
+            recover(from, r);
+        }
+    }
+
+    /**
+     * A member is back with its copies of keys lost since placement {@code r.placement()}: every member takes those
+     * it owns now, at this point of the order, and stops refusing the keys that member owned then.
+     */
+    private void recover(MemberId from, Message.Recover r) {
+        List<LostRegion> regions = new ArrayList<>(lost);
+        for (int i = 0; i < regions.size(); i++) {
+            LostRegion region = regions.get(i);
+            if (region.placement != r.placement() || !region.recoverableBy(from)) {
+                continue;
+            }
+            for (int k = 0; k < r.keys().size(); k++) {
+                ByteKey key = r.keys().get(k);
+                if (region.covers(key) && region.ring.isOwner(from, key) && topology.ring.isOwner(self, key)) {
+                    merge(key, new Versioned(r.values().get(k), r.versions()[k]));
+                }
+            }
+            regions.set(i, region.recoveredBy(from));
+        }
+        regions.removeIf(LostRegion::isEmpty);
+        lost = List.copyOf(regions);
     }
 
     private void merge(ByteKey key, Versioned v) {
@@ -1339,6 +1551,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             onTransaction(origin, t);
         } else if (m instanceof Message.Rebalance r) {
             onRebalance(r);
+        } else if (m instanceof Message.Recover r) {
+            onRecover(origin, r);
         } else if (m != null) {
             drop(origin, "unexpected multicast " + m.getClass().getSimpleName());
         }
@@ -1431,7 +1645,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 .append(unfinished).append(", barrier ").append(barrier != null).append(", receiving ")
                 .append(receiving).append(", backlog ").append(backlog.size()).append(", delivered rebalance ")
                 .append(deliveredEpoch).append(", stale ").append(stale).append(", cut off ").append(cutOff)
-                .append(", awaiting done from ").append(awaitingDone).append('\n');
+                .append(", awaiting done from ").append(awaitingDone).append(", lost ").append(lost).append('\n');
         for (Remote r : remotes.values()) {
             sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys.size()).append(" waiting=").append(r.waiting)
                     .append(" voted=").append(r.voted)

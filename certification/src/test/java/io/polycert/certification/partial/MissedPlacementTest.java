@@ -152,6 +152,29 @@ class MissedPlacementTest {
         assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "the transaction was applied first");
     }
 
+    @Test
+    void aMemberBackFromAMinorityRepeatsTheVotesOfTransactionsItDroppedUndecided() {
+        deliverTransactionWaitingForAVote(1);
+        long voted = votesSentFor(1);
+        assertTrue(voted > 0, "B voted");
+        engine.blocked(new io.polycert.core.group.View(2, List.of(B), false));
+        assertEquals(voted, votesSentFor(1));
+        // Back: if the key's other owners were cut off too, the others may wait for exactly this vote, lost with
+        // the connection.
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(3, ALL)));
+        assertEquals(2 * voted, votesSentFor(1), "the vote is sent again once B processes the rebalance of its return");
+        engine.deliverDirect(A, Message.encode(new Message.Done(3, 2)));
+        engine.deliverDirect(C, Message.encode(new Message.Done(3, 2)));
+        assertTrue(engine.isReady());
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(4, ALL)));
+        assertEquals(2 * voted, votesSentFor(1), "once only");
+    }
+
+    private long votesSentFor(long seq) {
+        return group.sent.stream().filter(e -> Message.decode(e.getValue()) instanceof Message.Vote v
+                && v.seq() == seq && v.origin().equals(A)).count();
+    }
+
     private boolean sentDone(long epoch, long previous) {
         for (Map.Entry<MemberId, byte[]> e : group.sent) {
             if (Message.decode(e.getValue()) instanceof Message.Done d && d.epoch() == epoch
