@@ -316,6 +316,15 @@ public final class PartitionedStore implements AutoCloseable {
         }
 
         /**
+         * Threads that apply committed transactions at this member, total order only (default 0: on the group's
+         * delivery thread). Transactions writing a common key keep delivery order; disjoint ones run in parallel.
+         */
+        public Builder applyThreads(int threads) {
+            engine.applyThreads(threads);
+            return this;
+        }
+
+        /**
          * Members needed to found the group and to place keys (default 1): set it to the intended cluster size
          * to avoid moving keys while the members start.
          */

@@ -24,12 +24,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -102,6 +104,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
         boolean voted;
+        /** Its writes were handed to the apply pool (parallel apply). */
+        boolean applying;
         /** This member's vote once it voted (null for yes). */
         AbortCause refusal;
         boolean released;
@@ -181,6 +185,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Duration readTimeout;
     private final Duration outcomeTimeout;
     final PartitionedStatistics stats = new PartitionedStatistics();
+    /** Applies committed transactions off the delivery thread (parallel apply), or null to apply on it. */
+    private final ExecutorService applyPool;
+    /**
+     * Held shared by the apply pool while it writes keys, exclusively to end a life (drop the transactions in
+     * progress): no write of the old life lands after that.
+     */
+    private final ReentrantReadWriteLock applyGate = new ReentrantReadWriteLock();
+    /** Incremented whenever the transactions in progress are dropped; an apply of an older life writes nothing. */
+    private volatile long life;
 
     private volatile GroupMember group;
     private final MemberId self;
@@ -213,6 +226,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Map<TxId, Remote> remotes = new HashMap<>();
     private final Map<ByteKey, ArrayDeque<Remote>> queues = new HashMap<>();
     private final Map<ByteKey, Lock> locks = new HashMap<>();
+    /** Per key, the last apply handed to the pool that writes it: the next one on the key runs after it. */
+    private final Map<ByteKey, CompletableFuture<Void>> applyTails = new HashMap<>();
     private final Map<TxId, List<EarlyVote>> earlyVotes = bounded();
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
@@ -266,6 +281,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "polycert-partial-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicLong applyThreadCount = new AtomicLong();
+        this.applyPool = b.applyThreads == 0 ? null : Executors.newFixedThreadPool(b.applyThreads, r -> {
+            Thread t = new Thread(r, "polycert-partial-apply-" + applyThreadCount.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -712,8 +733,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (!level.certifies()) {
             decided.put(r.id, true);
-            apply(r);
-            acknowledge(r);
+            unfinished++; // until applied: a rebalance must not move keys with writes still on their way
+            applyThen(r, () -> {
+                acknowledge(r);
+                finished();
+            });
             return;
         }
         unfinished++;
@@ -794,12 +818,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (t.decided) {
             if (!t.commit) {
                 release(t);
-            } else if (t.waiting == 0) {
-                apply(t);
-                release(t);
-                if (t.acknowledge) {
-                    acknowledge(t);
-                }
+            } else if (t.waiting == 0 && !t.applying) {
+                // It leaves the queues only once applied: the next transaction on its keys validates after it.
+                t.applying = true;
+                applyThen(t, () -> {
+                    release(t);
+                    if (t.acknowledge) {
+                        acknowledge(t);
+                    }
+                });
             }
             return;
         }
@@ -916,13 +943,74 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Writes the keys this member owns and tells the members that cached them. */
     private void apply(Remote r) {
+        writeOwned(r);
+        notifyCachers(r);
+    }
+
+    /**
+     * Applies a committed transaction, then runs {@code after} (under this monitor). With parallel apply the
+     * writes run on the apply pool after every earlier apply that writes one of the same keys (per-key chains, so
+     * delivery order holds per key and disjoint transactions run in parallel); {@code after} then runs when they
+     * are done, unless the transactions in progress were dropped meanwhile.
+     */
+    private void applyThen(Remote r, Runnable after) {
+        if (applyPool == null) {
+            apply(r);
+            after.run();
+            return;
+        }
+        List<ByteKey> keys = new ArrayList<>(r.tx.writes().size());
+        for (Message.Write w : r.tx.writes()) {
+            if (r.holds(w.key())) {
+                keys.add(w.key());
+            }
+        }
+        CompletableFuture<?>[] earlier = keys.stream().map(applyTails::get).filter(Objects::nonNull)
+                .toArray(CompletableFuture[]::new);
+        long lifeNow = life;
+        CompletableFuture<Void> written = CompletableFuture.allOf(earlier).thenRunAsync(() -> {
+            applyGate.readLock().lock();
+            try {
+                if (life == lifeNow) {
+                    writeOwned(r);
+                }
+            } finally {
+                applyGate.readLock().unlock();
+            }
+        }, applyPool);
+        keys.forEach(k -> applyTails.put(k, written));
+        written.whenComplete((v, failure) -> applied(r, keys, written, lifeNow, after, failure));
+    }
+
+    private synchronized void applied(Remote r, List<ByteKey> keys, CompletableFuture<Void> written, long lifeThen,
+            Runnable after, Throwable failure) {
+        keys.forEach(k -> applyTails.remove(k, written));
+        if (failure != null) {
+            log.error("applying transaction {} failed", r.id, failure);
+        }
+        if (life != lifeThen) {
+            return; // dropped with the other transactions in progress
+        }
+        notifyCachers(r);
+        after.run();
+        drain();
+    }
+
+    private void writeOwned(Remote r) {
+        for (Message.Write w : r.tx.writes()) {
+            if (r.holds(w.key())) {
+                Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
+                data.put(w.key(), new Versioned(w.value(), old.version() + 1));
+            }
+        }
+    }
+
+    private void notifyCachers(Remote r) {
         Map<MemberId, List<ByteKey>> invalidations = null;
         for (Message.Write w : r.tx.writes()) {
             if (!r.holds(w.key())) {
                 continue;
             }
-            Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
-            data.put(w.key(), new Versioned(w.value(), old.version() + 1));
             Set<MemberId> cachers = requestors.remove(w.key());
             if (cachers != null) {
                 if (invalidations == null) {
@@ -1206,6 +1294,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Forgets every transaction in progress at this member, and who cached its keys. */
     private void dropTransactionsInProgress() {
+        applyGate.writeLock().lock(); // waits for writes under way on the apply pool; later ones write nothing
+        try {
+            life++;
+        } finally {
+            applyGate.writeLock().unlock();
+        }
+        applyTails.clear();
         for (Remote r : remotes.values()) {
             if (r.timeout != null) {
                 r.timeout.cancel(false);
@@ -1630,6 +1725,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     public void close() {
         closed = true;
         timer.shutdownNow();
+        if (applyPool != null) {
+            applyPool.shutdownNow();
+        }
         synchronized (this) {
             notifyAll();
         }
@@ -1683,8 +1781,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         private Duration lockTimeout = Duration.ofMillis(500);
         private Duration readTimeout = Duration.ofSeconds(2);
         private Duration outcomeTimeout = Duration.ofSeconds(30);
+        private int applyThreads;
 
         private Builder() {
+        }
+
+        /**
+         * Threads that apply committed transactions at this member (total order only; default 0: applied on the
+         * group's delivery thread). Transactions writing a common key are applied in delivery order, others in
+         * parallel; validation, reads and rebalances see a key only once every earlier write of it is applied.
+         */
+        public Builder applyThreads(int threads) {
+            if (threads < 0 || threads > 64) {
+                throw new IllegalArgumentException("apply threads must be in 0..64, was " + threads);
+            }
+            this.applyThreads = threads;
+            return this;
         }
 
         /** The member id the group will be joined with (required). */
