@@ -49,7 +49,10 @@ public final class Main {
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
             "conflicts", "bank: random (default) or disjoint (each client thread its own accounts: no conflicts)",
-            "writes", "bank: percentage of transactions that transfer; the others are read-only (default 100)",
+            "writes", "bank: percentage of transactions that transfer; kv-spread: percentage of commands that"
+                    + " increment (default 100); the others are read-only",
+            "apply-threads", "kv-spread: apply threads per member to compare, comma-separated, 0 for off"
+                    + " (default 0,2)",
             "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
             "seconds", "demo: run time (default 10); others: measured seconds per turn (bank 2, stmbench7 and run 5)",
             "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast 3; run 1)",
@@ -175,7 +178,9 @@ public final class Main {
                             new io.polycert.bench.partial.KeyValueSpreadBenchmark(new io.polycert.bench.partial
                             .KeyValueSpreadBenchmark.Options(parsed.intValue("replicas", d.members(), 1, 16),
                             parsed.intValue("threads", d.threadsPerMember(), 1, 64), d.keys(), d.spreads(),
-                            d.writeRatio(), level(parsed.string("level", "serializable")), d.contenders(),
+                            parsed.intValue("writes", 100, 0, 100) / 100.0,
+                            level(parsed.string("level", "serializable")), d.contenders(),
+                            parsed.intList("apply-threads", d.applyThreads(), 0, 64),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600)), out).run();
                     java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/kv-spread"));

@@ -29,7 +29,12 @@ public enum AbortCause {
     /** Two-phase commit only: waiting for a lock would have closed a cycle of waiting transactions. */
     DEADLOCK(true),
     /** The application aborted the transaction, or its code threw. */
-    EXPLICIT(false);
+    EXPLICIT(false),
+    /**
+     * Partial replication: every owner of a key the transaction touches left the group or was cut off, so no
+     * member holds a fresh copy of it; running again succeeds only once one of them is back.
+     */
+    OWNERS_UNAVAILABLE(false);
 
     private final boolean retryable;
 

@@ -2,6 +2,7 @@ package io.polycert.kvstore;
 
 import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.certification.partial.ConsistencyLevel;
+import io.polycert.certification.partial.KeyUnavailableException;
 import io.polycert.certification.partial.PartitionedEngine;
 import io.polycert.certification.partial.PartitionedStatistics;
 import io.polycert.certification.partial.PartitionedTransaction;
@@ -108,6 +109,9 @@ public final class PartitionedStore implements AutoCloseable {
                 T result = body.get();
                 tx.commit();
                 return result;
+            } catch (KeyUnavailableException e) {
+                throw new KeyUnavailableException(e.key(), PartitionedTxMap.describeKey(codec, e.key()) + ": "
+                        + e.getMessage());
             } catch (TransactionAbortedException e) {
                 if (!e.abortCause().isRetryable()) {
                     throw e;
@@ -173,8 +177,8 @@ public final class PartitionedStore implements AutoCloseable {
         return group.view();
     }
 
-    /** What the commit protocol waits for, for diagnostics. */
-    String describeState() {
+    /** What the commit protocol waits for, for diagnostics (one line per transaction in progress). */
+    public String describeState() {
         return engine.describeState();
     }
 
@@ -308,6 +312,15 @@ public final class PartitionedStore implements AutoCloseable {
         /** How long a commit waits for its outcome before reporting it unknown (default 30 s). */
         public Builder outcomeTimeout(Duration timeout) {
             engine.outcomeTimeout(timeout);
+            return this;
+        }
+
+        /**
+         * Threads that apply committed transactions at this member, total order only (default 0: on the group's
+         * delivery thread). Transactions writing a common key keep delivery order; disjoint ones run in parallel.
+         */
+        public Builder applyThreads(int threads) {
+            engine.applyThreads(threads);
             return this;
         }
 

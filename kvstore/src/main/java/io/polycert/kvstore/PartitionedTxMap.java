@@ -4,6 +4,7 @@ import io.polycert.certification.partial.PartitionedTransaction;
 import io.polycert.core.codec.BoxResolver;
 import io.polycert.core.codec.CodecException;
 import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
 import io.polycert.core.codec.ValueOutput;
 import java.util.Objects;
 
@@ -75,6 +76,16 @@ final class PartitionedTxMap<K, V> implements TxMap<K, V> {
         out.writeString(map);
         out.writeValue(key);
         return out.toByteArray();
+    }
+
+    /** "map 'm', key 'k'" for an encoded key, for messages; the raw length if it does not decode. */
+    static String describeKey(ValueCodec codec, byte[] key) {
+        try {
+            ValueInput in = new ValueInput(codec, key, NO_BOXES);
+            return "map '" + in.readString() + "', key '" + in.readValue() + "'";
+        } catch (RuntimeException e) {
+            return "a key of " + key.length + " bytes";
+        }
     }
 
     static Object decodeValue(ValueCodec codec, byte[] bytes) {

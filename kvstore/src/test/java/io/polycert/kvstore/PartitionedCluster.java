@@ -65,6 +65,17 @@ final class PartitionedCluster implements AutoCloseable {
         return b;
     }
 
+    /** Writes k0..k(n-1) of map "m", each its own index as a Long, in one transaction at member 0. */
+    void writeIndexedKeys(int n) {
+        PartitionedStore first = members.get(0);
+        TxMap<String, Long> map = first.map("m");
+        first.atomic(() -> {
+            for (int i = 0; i < n; i++) {
+                map.put("k" + i, (long) i);
+            }
+        });
+    }
+
     /** Makes a member fall silent (as if its process died), then closes it. */
     void crash(PartitionedStore s) {
         ((JGroupsGroup) s.group()).discard().discardAll(true);

@@ -4,6 +4,7 @@ import io.polycert.bench.faults.FaultSchedule.Event;
 import io.polycert.bench.faults.FaultSchedule.Type;
 import io.polycert.bench.process.ProcessCluster;
 import io.polycert.certification.partial.CommitProtocol;
+import io.polycert.core.AbortCause;
 import io.polycert.oracle.Protocol;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -582,6 +583,12 @@ public final class FaultCampaign {
                         anomalies.add(a.getKey() + " x" + a.getValue() + ": " + check.examples().get(a.getKey()));
                     }
                     note("checked " + check.describe().replace("\n", "\n            "));
+                    long refused = h.ops().stream().filter(o -> o.outcome() == History.Outcome.ABORTED
+                            && AbortCause.OWNERS_UNAVAILABLE.name().equals(o.cause())).count();
+                    if (refused > 0) {
+                        note(refused + " operations refused a key whose owners were all cut off or gone"
+                                + " (OWNERS_UNAVAILABLE)");
+                    }
                 } else {
                     committed = totals[0];
                     aborted = totals[1];
@@ -783,7 +790,7 @@ public final class FaultCampaign {
                     failure("r" + i + (older.isEmpty() ? " does not finish rebalancing" : " stays at an older placement"
                             + " while the others wait for it to rebalance") + " (its placement " + placements.get(i)
                             + ", the newest epoch " + newest + ", all: " + placements + "; view " + cluster.command(i,
-                            "view") + ")" + errorsOf(i));
+                            "view") + "; waiting for: " + cluster.command(i, "state") + ")" + errorsOf(i));
                     replace(i, startLoad);
                 }
             }

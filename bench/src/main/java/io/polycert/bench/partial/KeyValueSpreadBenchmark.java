@@ -1,5 +1,6 @@
 package io.polycert.bench.partial;
 
+import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.certification.partial.ConsistencyLevel;
 import io.polycert.kvstore.PartitionedStore;
 import io.polycert.kvstore.TxMap;
@@ -20,23 +21,26 @@ import java.util.concurrent.atomic.LongAdder;
  * drawn from a Gaussian around the middle of the key space, whose standard deviation (the spread) sets the
  * contention: a small spread piles the commands onto a few keys. Increments are read-modify-write transactions
  * (serializable by default, so none is lost); reads are single-key read-only transactions. Throughput against
- * spread for each commit protocol, one run.
+ * spread for each commit protocol, and for the total-order ones with parallel apply off and on (the seed's other
+ * axis: owners apply transactions on disjoint keys in parallel), side by side in one run.
  */
 public final class KeyValueSpreadBenchmark {
 
     /** Settings of a run. */
     public record Options(int members, int threadsPerMember, int keys, double[] spreads, double writeRatio,
-            ConsistencyLevel level, List<RadargunBenchmark.Contender> contenders, double warmupSeconds,
-            double seconds) {
+            ConsistencyLevel level, List<RadargunBenchmark.Contender> contenders, int[] applyThreads,
+            double warmupSeconds, double seconds) {
+        /** 100% increments (the seed's spread experiment), parallel apply off (0) and on with 2 threads. */
         public static Options defaults() {
             return new Options(4, 4, 10_000, new double[] {1, 10, 100, 1_000, 10_000}, 1.0,
-                    ConsistencyLevel.SERIALIZABLE, List.of(RadargunBenchmark.Contender.values()), 1, 4);
+                    ConsistencyLevel.SERIALIZABLE, List.of(RadargunBenchmark.Contender.values()), new int[] {0, 2}, 1,
+                    4);
         }
     }
 
-    /** One contender at one spread. */
-    public record Row(double spread, RadargunBenchmark.Contender contender, double commandsPerSecond,
-            double abortRate) {
+    /** One contender, with {@code applyThreads} apply threads per member (0: on the delivery thread), at one spread. */
+    public record Row(double spread, RadargunBenchmark.Contender contender, int applyThreads,
+            double commandsPerSecond, double abortRate) {
     }
 
     private final Options options;
@@ -52,25 +56,31 @@ public final class KeyValueSpreadBenchmark {
                 + " increments, %s, degree 2, %.1f s warm-up + %.1f s per trial%n", options.members(),
                 options.threadsPerMember(), options.keys(), options.writeRatio() * 100, options.level(),
                 options.warmupSeconds(), options.seconds());
-        out.printf(Locale.ROOT, "%8s %-6s %12s %8s%n", "spread", "commit", "commands/s", "aborts");
+        out.printf(Locale.ROOT, "%8s %-6s %6s %12s %8s%n", "spread", "commit", "apply", "commands/s", "aborts");
         List<Row> rows = new ArrayList<>();
         for (double spread : options.spreads()) {
             for (RadargunBenchmark.Contender c : options.contenders()) {
-                Row r = trial(spread, c);
-                rows.add(r);
-                out.printf(Locale.ROOT, "%8.0f %-6s %12.0f %7.1f%%%n", r.spread(), c.label(), r.commandsPerSecond(),
-                        r.abortRate() * 100);
+                for (int applyThreads : options.applyThreads()) {
+                    if (applyThreads > 0 && c.protocol == CommitProtocol.TWO_PHASE_COMMIT) {
+                        continue; // two-phase commit applies on its commit message: no parallel apply
+                    }
+                    Row r = trial(spread, c, applyThreads);
+                    rows.add(r);
+                    out.printf(Locale.ROOT, "%8.0f %-6s %6s %12.0f %7.1f%%%n", r.spread(), c.label(),
+                            applyThreads == 0 ? "off" : applyThreads + " thr", r.commandsPerSecond(),
+                            r.abortRate() * 100);
+                }
             }
         }
         return rows;
     }
 
-    private Row trial(double spread, RadargunBenchmark.Contender contender) throws Exception {
+    private Row trial(double spread, RadargunBenchmark.Contender contender, int applyThreads) throws Exception {
         List<PartitionedStore> members = new ArrayList<>();
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
             members.addAll(RadargunBenchmark.startCluster("kv-spread", options.members(), contender, pool,
-                    b -> b.consistency(options.level()).replicationDegree(2)));
+                    b -> b.consistency(options.level()).replicationDegree(2).applyThreads(applyThreads)));
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean stop = new AtomicBoolean();
             LongAdder commands = new LongAdder();
@@ -97,7 +107,7 @@ public final class KeyValueSpreadBenchmark {
             for (Future<?> f : workers) {
                 f.get(120, TimeUnit.SECONDS);
             }
-            return new Row(spread, contender, done / elapsed,
+            return new Row(spread, contender, applyThreads, done / elapsed,
                     committed + aborts == 0 ? 0 : (double) aborts / (committed + aborts));
         } finally {
             pool.shutdownNow();
@@ -144,9 +154,10 @@ public final class KeyValueSpreadBenchmark {
     public static void writeReport(List<Row> rows, java.nio.file.Path directory) throws java.io.IOException {
         List<List<Object>> table = new java.util.ArrayList<>();
         for (Row r : rows) {
-            table.add(List.of(r.spread(), r.contender().name(), r.commandsPerSecond(), r.abortRate()));
+            table.add(List.of(r.spread(), r.contender().name(), r.applyThreads(), r.commandsPerSecond(),
+                    r.abortRate()));
         }
         io.polycert.bench.report.ReportWriter.writeTable(directory, "kv-spread", List.of("spread", "contender",
-                "commands_per_s", "abort_rate"), table);
+                "apply_threads", "commands_per_s", "abort_rate"), table);
     }
 }

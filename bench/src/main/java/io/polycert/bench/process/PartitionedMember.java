@@ -23,7 +23,7 @@ import java.util.Arrays;
  *       workload's whole initial state (whatever VERSION), result {@code 0}</li>
  *   <li>{@code start THREADS SEED}, {@code stop}; {@code progress}: {@code COMMITS 0 0 0} (no NVC/BFC/VC)</li>
  *   <li>{@code check}: the workload's check through this member; result its digest</li>
- *   <li>{@code placement}: {@code EPOCH READY OWNEDKEYS}</li>
+ *   <li>{@code placement}: {@code EPOCH READY OWNEDKEYS}; {@code state}: what its commit protocol waits for</li>
  *   <li>{@code owned FILE MAXKEY}: writes what this member owns of the workload's registers
  *       ({@link OwnerCheck#write}); result how many it owns</li>
  *   <li>{@code workload ARGS...}: a command of the workload</li>
@@ -57,7 +57,7 @@ final class PartitionedMember extends MemberNode<StoreLoad> {
 
     @Override
     String commands() {
-        return "populate, await, version, start, stop, progress, check, placement, owned, workload";
+        return "populate, await, version, start, stop, progress, check, placement, state, owned, workload";
     }
 
     @Override
@@ -106,6 +106,9 @@ final class PartitionedMember extends MemberNode<StoreLoad> {
                 arguments(w, 0);
                 return store.store().placementEpoch() + " " + store.store().isReady() + " "
                         + store.store().ownedKeys();
+            case "state":
+                arguments(w, 0);
+                return store.store().describeState().strip().replace("\n", " | ");
             case "owned":
                 arguments(w, 2);
                 return Integer.toString(OwnerCheck.write(Path.of(w[1]), store, workload.registers(

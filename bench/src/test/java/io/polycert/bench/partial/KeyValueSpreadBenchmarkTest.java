@@ -22,9 +22,21 @@ class KeyValueSpreadBenchmarkTest {
     void smokeRunIncrementsWithEveryContender() throws Exception {
         List<KeyValueSpreadBenchmark.Row> rows = new KeyValueSpreadBenchmark(new KeyValueSpreadBenchmark.Options(3,
                 1, 1_000, new double[] {100}, 1.0, ConsistencyLevel.SERIALIZABLE,
-                List.of(RadargunBenchmark.Contender.values()), 0.2, 1.5),
+                List.of(RadargunBenchmark.Contender.values()), new int[] {0}, 0.2, 1.5),
                 new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
         assertEquals(3, rows.size());
+        rows.forEach(r -> assertTrue(r.commandsPerSecond() > 0, r.toString()));
+    }
+
+    /** Parallel apply off and on, side by side, with increments and reads mixed (the seed's two commands). */
+    @Test
+    void smokeRunComparesParallelApplyOffAndOn() throws Exception {
+        List<KeyValueSpreadBenchmark.Row> rows = new KeyValueSpreadBenchmark(new KeyValueSpreadBenchmark.Options(3,
+                1, 1_000, new double[] {100}, 0.5, ConsistencyLevel.SERIALIZABLE,
+                List.of(RadargunBenchmark.Contender.TOM_2, RadargunBenchmark.Contender.TWO_PC), new int[] {0, 2},
+                0.2, 1.5), new PrintStream(new ByteArrayOutputStream(), true, StandardCharsets.UTF_8)).run();
+        assertEquals(List.of(0, 2, 0), rows.stream().map(KeyValueSpreadBenchmark.Row::applyThreads).toList(),
+                "TOM-2 off and on; 2PC off only (it applies on its commit message)");
         rows.forEach(r -> assertTrue(r.commandsPerSecond() > 0, r.toString()));
     }
 

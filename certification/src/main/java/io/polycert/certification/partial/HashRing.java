@@ -4,6 +4,7 @@ import io.polycert.core.group.MemberId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Set;
 
 /**
  * Consistent hashing with virtual nodes: each member takes {@code virtualNodes} points on a 64-bit ring, and a
@@ -82,6 +83,20 @@ final class HashRing {
 
     boolean isOwner(MemberId member, ByteKey key) {
         return owners(key).contains(member);
+    }
+
+    /** Whether some key has no owner among {@code members}: the owners change only at the ring's points. */
+    boolean someKeyHasNoOwnerIn(Set<MemberId> members) {
+        long outside = this.members.stream().filter(m -> !members.contains(m)).count();
+        if (outside < degree) {
+            return false; // every key has degree distinct owners, not all of them outside
+        }
+        for (long point : points) {
+            if (owners(point).stream().noneMatch(members::contains)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Stafford's variant 13 of the MurmurHash3 finalizer. */

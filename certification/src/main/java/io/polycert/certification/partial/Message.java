@@ -64,12 +64,31 @@ sealed interface Message {
     /**
      * The sender has sent all its data for the epoch. {@code previousEpoch} is the placement it held before this
      * one, or -1 if it was cut off from the majority since: a sender whose previous placement is older than
-     * another's missed a placement, and its data may have diverged.
+     * another's missed a placement, and its data may have diverged. {@code previousMembers} are the members of
+     * that placement (empty for none), and {@code lost} the regions of keys it knows no fresh copy of.
      */
-    record Done(long epoch, long previousEpoch) implements Message {
+    record Done(long epoch, long previousEpoch, List<MemberId> previousMembers, List<Lost> lost) implements Message {
+        Done(long epoch, long previousEpoch) {
+            this(epoch, previousEpoch, List.of(), List.of());
+        }
+
         Done(long epoch) {
             this(epoch, 0);
         }
+    }
+
+    /**
+     * A region of keys no member holds a fresh copy of: those whose owners under the placement {@code placement}
+     * (of the members {@code ring}) are all outside {@code holders}.
+     */
+    record Lost(long placement, List<MemberId> ring, List<MemberId> holders) {
+    }
+
+    /**
+     * A member back with the copies it held under placement {@code placement} of keys lost since (multicast in
+     * total order to all members, so all take them, and stop refusing its region, at the same point).
+     */
+    record Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values) implements Message {
     }
 
     int TX = 1;
@@ -82,6 +101,7 @@ sealed interface Message {
     int REBALANCE = 8;
     int DATA = 9;
     int DONE = 10;
+    int RECOVER = 11;
 
     ValueCodec CODEC = ValueCodec.standard();
     AbortCause[] CAUSES = AbortCause.values();
@@ -119,18 +139,23 @@ sealed interface Message {
                 out.writeBytes(k.bytes);
             }
         } else if (m instanceof Rebalance r) {
-            out.writeByte(REBALANCE).writeVarLong(r.epoch()).writeVarInt(r.members().size());
-            for (MemberId member : r.members()) {
-                writeMember(out, member);
-            }
+            out.writeByte(REBALANCE).writeVarLong(r.epoch());
+            writeMembers(out, r.members());
         } else if (m instanceof Data d) {
-            out.writeByte(DATA).writeVarLong(d.epoch()).writeVarInt(d.keys().size());
-            for (int i = 0; i < d.keys().size(); i++) {
-                out.writeBytes(d.keys().get(i).bytes).writeVarLong(d.versions()[i]);
-                writeNullable(out, d.values().get(i));
-            }
+            out.writeByte(DATA).writeVarLong(d.epoch());
+            writeEntries(out, d.keys(), d.versions(), d.values());
+        } else if (m instanceof Recover r) {
+            out.writeByte(RECOVER).writeVarLong(r.placement());
+            writeEntries(out, r.keys(), r.versions(), r.values());
         } else if (m instanceof Done d) {
             out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
+            writeMembers(out, d.previousMembers());
+            out.writeVarInt(d.lost().size());
+            for (Lost l : d.lost()) {
+                out.writeVarLong(l.placement());
+                writeMembers(out, l.ring());
+                writeMembers(out, l.holders());
+            }
         }
         return out.toByteArray();
     }
@@ -174,17 +199,13 @@ sealed interface Message {
             }
             case REBALANCE -> {
                 long epoch = in.readVarLong();
-                int n = count(in.readVarInt());
-                List<MemberId> members = new ArrayList<>(Math.min(n, 1024));
-                for (int i = 0; i < n; i++) {
-                    members.add(readMember(in));
-                }
+                List<MemberId> members = readMembers(in);
                 if (members.isEmpty()) {
                     throw new CodecException("a rebalance names no member");
                 }
                 yield new Rebalance(epoch, members);
             }
-            case DATA -> {
+            case DATA, RECOVER -> {
                 long epoch = in.readVarLong();
                 int n = count(in.readVarInt());
                 List<ByteKey> keys = new ArrayList<>(Math.min(n, 1024));
@@ -195,13 +216,53 @@ sealed interface Message {
                     versions[i] = in.readVarLong();
                     values.add(readNullable(in));
                 }
-                yield new Data(epoch, keys, versions, values);
+                yield type == DATA ? new Data(epoch, keys, versions, values)
+                        : new Recover(epoch, keys, versions, values);
             }
-            case DONE -> new Done(in.readVarLong(), in.readVarLong());
+            case DONE -> {
+                long epoch = in.readVarLong();
+                long previous = in.readVarLong();
+                List<MemberId> previousMembers = readMembers(in);
+                int n = count(in.readVarInt());
+                List<Lost> lost = new ArrayList<>(Math.min(n, 64));
+                for (int i = 0; i < n; i++) {
+                    long placement = in.readVarLong();
+                    List<MemberId> ring = readMembers(in);
+                    if (ring.isEmpty()) {
+                        throw new CodecException("a lost region names no placement member");
+                    }
+                    lost.add(new Lost(placement, ring, readMembers(in)));
+                }
+                yield new Done(epoch, previous, previousMembers, lost);
+            }
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
         in.expectEnd();
         return m;
+    }
+
+    private static void writeEntries(ValueOutput out, List<ByteKey> keys, long[] versions, List<byte[]> values) {
+        out.writeVarInt(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            out.writeBytes(keys.get(i).bytes).writeVarLong(versions[i]);
+            writeNullable(out, values.get(i));
+        }
+    }
+
+    private static void writeMembers(ValueOutput out, List<MemberId> members) {
+        out.writeVarInt(members.size());
+        for (MemberId m : members) {
+            writeMember(out, m);
+        }
+    }
+
+    private static List<MemberId> readMembers(ValueInput in) {
+        int n = count(in.readVarInt());
+        List<MemberId> members = new ArrayList<>(Math.min(n, 1024));
+        for (int i = 0; i < n; i++) {
+            members.add(readMember(in));
+        }
+        return members;
     }
 
     private static void writeNullable(ValueOutput out, byte[] value) {

@@ -24,12 +24,14 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -72,6 +74,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** An originated transaction waiting for its outcome. */
     static final class Pending {
         final long seq;
+        /** The placement it was certified under. */
+        final long epoch;
         /** The owners of each key the outcome depends on (its writes and the reads it validates). */
         final Map<ByteKey, List<MemberId>> owners;
         final Set<ByteKey> uncovered;
@@ -79,8 +83,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> awaitingPrepareVotes;
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
 
-        Pending(long seq, Map<ByteKey, List<MemberId>> owners) {
+        Pending(long seq, long epoch, Map<ByteKey, List<MemberId>> owners) {
             this.seq = seq;
+            this.epoch = epoch;
             this.owners = owners;
             this.uncovered = new HashSet<>(owners.keySet());
             owners.values().forEach(destinations::addAll);
@@ -99,6 +104,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
         boolean voted;
+        /** Its writes were handed to the apply pool (parallel apply). */
+        boolean applying;
+        /** This member's vote once it voted (null for yes). */
+        AbortCause refusal;
         boolean released;
         /** Decided on delivery (nothing to validate): only an acknowledgement to the originator, once applied. */
         boolean acknowledge;
@@ -155,6 +164,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private record EarlyVote(MemberId voter, AbortCause refusal) {
     }
 
+    /** A vote this member sent on a transaction it then dropped undecided, and who it went to. */
+    private record SentVote(TxId id, AbortCause refusal, List<MemberId> voters) {
+    }
+
+    /** A transaction or rebalance delivered behind a rebalance barrier, and the placement epoch it belongs to. */
+    private record Deferred(long epoch, Runnable step) {
+    }
+
     /** A read sent to an owner. */
     private record ReadRequest(ByteKey key, MemberId target, boolean cache, CompletableFuture<Versioned> reply) {
     }
@@ -168,6 +185,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Duration readTimeout;
     private final Duration outcomeTimeout;
     final PartitionedStatistics stats = new PartitionedStatistics();
+    /** Applies committed transactions off the delivery thread (parallel apply), or null to apply on it. */
+    private final ExecutorService applyPool;
+    /**
+     * Held shared by the apply pool while it writes keys, exclusively to end a life (drop the transactions in
+     * progress): no write of the old life lands after that.
+     */
+    private final ReentrantReadWriteLock applyGate = new ReentrantReadWriteLock();
+    /** Incremented whenever the transactions in progress are dropped; an apply of an older life writes nothing. */
+    private volatile long life;
 
     private volatile GroupMember group;
     private final MemberId self;
@@ -180,6 +206,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private volatile boolean stale;
     /** Cut off, and no rebalance delivered since: transactions delivered now belong to the old life. */
     private boolean cutOff;
+    /**
+     * The newest epoch whose "done" messages showed that this member missed a placement (0 for none): rebalances
+     * older than it were completed without this member, and transactions delivered before it belong to the old life.
+     */
+    private long missedBefore;
     private volatile boolean closed;
 
     final ConcurrentHashMap<ByteKey, Versioned> data = new ConcurrentHashMap<>();
@@ -195,6 +226,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Map<TxId, Remote> remotes = new HashMap<>();
     private final Map<ByteKey, ArrayDeque<Remote>> queues = new HashMap<>();
     private final Map<ByteKey, Lock> locks = new HashMap<>();
+    /** Per key, the last apply handed to the pool that writes it: the next one on the key runs after it. */
+    private final Map<ByteKey, CompletableFuture<Void>> applyTails = new HashMap<>();
     private final Map<TxId, List<EarlyVote>> earlyVotes = bounded();
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
@@ -208,15 +241,31 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private int unfinished;
     /** The rebalance being processed or waiting for {@link #unfinished} to drain, and what came after it. */
     private Message.Rebalance barrier;
-    private final ArrayDeque<Runnable> backlog = new ArrayDeque<>();
+    private final ArrayDeque<Deferred> backlog = new ArrayDeque<>();
     private final Set<MemberId> awaitingDone = new HashSet<>();
     /** Keys received for a rebalance, by epoch and sender, installed when every sender is done. */
     private final Map<Long, Map<MemberId, Map<ByteKey, Versioned>>> transferData = new HashMap<>();
     /** Senders done for a rebalance, by epoch, and whether each was fresh. */
     private final Map<Long, Map<MemberId, Message.Done>> transferDone = new HashMap<>();
-    /** The placement held before the one being installed (0 for none). */
+    /** The placement held before the one being installed (0 for none), and its members. */
     private long previousPlacement;
+    private List<MemberId> previousMembers = List.of();
+    /** The last placement whose rebalance completed here: the one this member's data is complete for. */
+    private long completedPlacement;
+    /** Keys a rebalance moves away from this member, dropped once it completes (until then they may be recovered). */
+    private final List<ByteKey> handedOver = new ArrayList<>();
+    /**
+     * Regions of keys no member holds a fresh copy of, refused by reads and commits. Identical at every member:
+     * they change only at points of the total order (a rebalance completing, a recovery delivered).
+     */
+    private volatile List<LostRegion> lost = List.of();
     private final List<Runnable> deferredReads = new ArrayList<>();
+    /**
+     * Votes sent on transactions dropped undecided when this member was cut off or missed a placement, sent again
+     * once it is back: if every other owner of a key is gone too, the others may still wait for exactly this vote
+     * (it may have been lost with the connection), and nobody else can give it.
+     */
+    private final List<SentVote> votesToRepeat = new ArrayList<>();
     private long dropped;
 
     private PartitionedEngine(Builder b) {
@@ -232,6 +281,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "polycert-partial-timer");
+            t.setDaemon(true);
+            return t;
+        });
+        AtomicLong applyThreadCount = new AtomicLong();
+        this.applyPool = b.applyThreads == 0 ? null : Executors.newFixedThreadPool(b.applyThreads, r -> {
+            Thread t = new Thread(r, "polycert-partial-apply-" + applyThreadCount.incrementAndGet());
             t.setDaemon(true);
             return t;
         });
@@ -359,6 +414,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED,
                     "the placement changed while the transaction ran");
         }
+        refuseIfLost(key);
         List<MemberId> owners = placement.ring.owners(key);
         MemberId me = self;
         if (owners.contains(me)) {
@@ -380,6 +436,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             try {
                 group.send(owner, Message.encode(new Message.Get(id, key, true)));
                 Versioned v = request.reply.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                if (v == Versioned.UNAVAILABLE) {
+                    throw unavailable(key, owner + " holds no fresh copy: every owner it had left or was cut off");
+                }
                 if (v != null) {
                     return v;
                 }
@@ -408,6 +467,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             send(from, new Message.Value(get.request(), false, 0, null));
             return;
         }
+        if (lostRegionOf(get.key()) != null) {
+            send(from, new Message.Value(get.request(), false, Versioned.UNAVAILABLE.version(), null));
+            return;
+        }
         Versioned v = data.getOrDefault(get.key(), Versioned.ABSENT);
         if (get.cache()) {
             requestors.computeIfAbsent(get.key(), k -> new HashSet<>(4)).add(from);
@@ -421,7 +484,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return; // timed out already
         }
         if (!value.owned()) {
-            request.reply.complete(null);
+            request.reply.complete(value.version() == Versioned.UNAVAILABLE.version() ? Versioned.UNAVAILABLE : null);
             return;
         }
         Versioned v = new Versioned(value.value(), value.version());
@@ -451,6 +514,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (topology != placement) {
             throw abort(AbortCause.TOPOLOGY_CHANGED, "the placement changed while the transaction ran");
         }
+        writes.keySet().forEach(this::refuseIfLost);
+        checks.keySet().forEach(this::refuseIfLost);
         List<Message.Write> ws = new ArrayList<>(writes.size());
         Map<ByteKey, List<MemberId>> owners = new HashMap<>();
         for (Map.Entry<ByteKey, byte[]> e : writes.entrySet()) {
@@ -464,7 +529,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         long started = System.nanoTime();
         long seq = sequence.incrementAndGet();
-        Pending pending = new Pending(seq, owners);
+        Pending pending = new Pending(seq, placement.epoch, owners);
         Set<MemberId> destinations = pending.destinations;
         originated.put(seq, pending);
         boolean twoPhase = protocol == CommitProtocol.TWO_PHASE_COMMIT;
@@ -543,6 +608,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return new TransactionAbortedException(cause, message);
     }
 
+    /** The lost region a key lies in, or null when some member holds a fresh copy of it. */
+    private LostRegion lostRegionOf(ByteKey key) {
+        for (LostRegion region : lost) {
+            if (region.covers(key)) {
+                return region;
+            }
+        }
+        return null;
+    }
+
+    private void refuseIfLost(ByteKey key) {
+        LostRegion region = lostRegionOf(key);
+        if (region != null) {
+            throw unavailable(key, "every member that owned it under placement " + region.placement
+                    + " left the group or was cut off, and none is back with its copy yet");
+        }
+    }
+
+    private KeyUnavailableException unavailable(ByteKey key, String why) {
+        stats.aborts.get(AbortCause.OWNERS_UNAVAILABLE).increment();
+        return new KeyUnavailableException(key.bytes, "no member holds a fresh copy of the key: " + why);
+    }
+
     /** A vote or acknowledgement for a transaction this member originated. */
     private void onOriginVote(MemberId voter, Message.Vote vote) {
         Pending p = originated.get(vote.seq());
@@ -553,8 +641,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
                 rollback2pc(p);
             }
-            p.outcome.completeExceptionally(new TransactionAbortedException(vote.refusal(),
-                    describe(vote.refusal(), voter)));
+            p.outcome.completeExceptionally(vote.refusal() == AbortCause.OWNERS_UNAVAILABLE
+                    ? unavailable(p.owners.keySet().stream().filter(k -> lostRegionOf(k) != null).findFirst()
+                            .orElse(p.owners.keySet().iterator().next()), voter + " refused it: every owner of one"
+                            + " of its keys left the group or was cut off")
+                    : new TransactionAbortedException(vote.refusal(), describe(vote.refusal(), voter)));
             return;
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
@@ -622,7 +713,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         Remote r = new Remote(id, tx, deliveredRing);
         if (barrier != null) {
-            backlog.add(() -> admit(r));
+            backlog.add(new Deferred(tx.epoch(), () -> admit(r)));
         } else {
             admit(r);
         }
@@ -635,10 +726,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             drop(r.id.origin, "a replay of transaction " + r.id.seq + ", delivered before");
             return;
         }
+        if (touchesLostKey(r.tx)) {
+            // Every destination refuses it alike: the lost regions change only at points of the order.
+            vote(r.id.origin, r.id, AbortCause.OWNERS_UNAVAILABLE, List.of());
+            return;
+        }
         if (!level.certifies()) {
             decided.put(r.id, true);
-            apply(r);
-            acknowledge(r);
+            unfinished++; // until applied: a rebalance must not move keys with writes still on their way
+            applyThen(r, () -> {
+                acknowledge(r);
+                finished();
+            });
             return;
         }
         unfinished++;
@@ -666,6 +765,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         runnable.add(r);
         drain();
+    }
+
+    private boolean touchesLostKey(Message.Transaction tx) {
+        if (lost.isEmpty()) {
+            return false;
+        }
+        return tx.writes().stream().anyMatch(w -> lostRegionOf(w.key()) != null)
+                || tx.checks().stream().anyMatch(c -> lostRegionOf(c.key()) != null);
     }
 
     /**
@@ -711,18 +818,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (t.decided) {
             if (!t.commit) {
                 release(t);
-            } else if (t.waiting == 0) {
-                apply(t);
-                release(t);
-                if (t.acknowledge) {
-                    acknowledge(t);
-                }
+            } else if (t.waiting == 0 && !t.applying) {
+                // It leaves the queues only once applied: the next transaction on its keys validates after it.
+                t.applying = true;
+                applyThen(t, () -> {
+                    release(t);
+                    if (t.acknowledge) {
+                        acknowledge(t);
+                    }
+                });
             }
             return;
         }
         if (t.waiting == 0 && !t.voted) {
             t.voted = true;
             AbortCause refusal = validate(t);
+            t.refusal = refusal;
             // To the voters only: the originator is among them unless it owns every key and decides alone.
             vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
             onRemoteVote(t, self, refusal);
@@ -832,13 +943,74 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Writes the keys this member owns and tells the members that cached them. */
     private void apply(Remote r) {
+        writeOwned(r);
+        notifyCachers(r);
+    }
+
+    /**
+     * Applies a committed transaction, then runs {@code after} (under this monitor). With parallel apply the
+     * writes run on the apply pool after every earlier apply that writes one of the same keys (per-key chains, so
+     * delivery order holds per key and disjoint transactions run in parallel); {@code after} then runs when they
+     * are done, unless the transactions in progress were dropped meanwhile.
+     */
+    private void applyThen(Remote r, Runnable after) {
+        if (applyPool == null) {
+            apply(r);
+            after.run();
+            return;
+        }
+        List<ByteKey> keys = new ArrayList<>(r.tx.writes().size());
+        for (Message.Write w : r.tx.writes()) {
+            if (r.holds(w.key())) {
+                keys.add(w.key());
+            }
+        }
+        CompletableFuture<?>[] earlier = keys.stream().map(applyTails::get).filter(Objects::nonNull)
+                .toArray(CompletableFuture[]::new);
+        long lifeNow = life;
+        CompletableFuture<Void> written = CompletableFuture.allOf(earlier).thenRunAsync(() -> {
+            applyGate.readLock().lock();
+            try {
+                if (life == lifeNow) {
+                    writeOwned(r);
+                }
+            } finally {
+                applyGate.readLock().unlock();
+            }
+        }, applyPool);
+        keys.forEach(k -> applyTails.put(k, written));
+        written.whenComplete((v, failure) -> applied(r, keys, written, lifeNow, after, failure));
+    }
+
+    private synchronized void applied(Remote r, List<ByteKey> keys, CompletableFuture<Void> written, long lifeThen,
+            Runnable after, Throwable failure) {
+        keys.forEach(k -> applyTails.remove(k, written));
+        if (failure != null) {
+            log.error("applying transaction {} failed", r.id, failure);
+        }
+        if (life != lifeThen) {
+            return; // dropped with the other transactions in progress
+        }
+        notifyCachers(r);
+        after.run();
+        drain();
+    }
+
+    private void writeOwned(Remote r) {
+        for (Message.Write w : r.tx.writes()) {
+            if (r.holds(w.key())) {
+                Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
+                data.put(w.key(), new Versioned(w.value(), old.version() + 1));
+            }
+        }
+    }
+
+    private void notifyCachers(Remote r) {
         Map<MemberId, List<ByteKey>> invalidations = null;
         for (Message.Write w : r.tx.writes()) {
             if (!r.holds(w.key())) {
                 continue;
             }
-            Versioned old = data.getOrDefault(w.key(), Versioned.ABSENT);
-            data.put(w.key(), new Versioned(w.value(), old.version() + 1));
             Set<MemberId> cachers = requestors.remove(w.key());
             if (cachers != null) {
                 if (invalidations == null) {
@@ -871,6 +1043,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Topology t = topology;
         if (t == null || tx.epoch() != t.epoch || barrier != null || receiving || stale || tx.level() != level) {
             vote(origin, id, AbortCause.TOPOLOGY_CHANGED, List.of());
+            return;
+        }
+        if (touchesLostKey(tx)) {
+            vote(origin, id, AbortCause.OWNERS_UNAVAILABLE, List.of());
             return;
         }
         if (decided.containsKey(id)) {
@@ -1055,13 +1231,82 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         for (ReadRequest request : reads.values()) {
             request.reply.completeExceptionally(new IllegalStateException("cut off from the majority"));
         }
-        for (Pending p : originated.values()) {
-            p.outcome.completeExceptionally(new OutcomeUnknownException("this member was cut off from the majority"
-                    + " before transaction " + p.seq + " was decided; it may or may not have committed"));
+        abandonPendingCommits(Long.MAX_VALUE, "this member was cut off from the majority");
+        dropTransactionsInProgress();
+        barrier = null;
+        backlog.clear();
+        awaitingDone.clear();
+        transferData.clear();
+        transferDone.clear();
+        deferredReads.clear();
+        handedOver.clear();
+        stale = true;
+        cutOff = true;
+        receiving = false;
+        notifyAll();
+    }
+
+    /**
+     * This member missed a placement: a "done" for {@code epoch} came from a member whose previous placement is
+     * newer than this member's own. That member could complete its placement only without this one, so the group
+     * excluded this member after its last placement, and this member never noticed (paused, say, and resumed just
+     * as the others excluded it, it never installed a view without them, so {@link #blocked} was never called).
+     * Its transactions from before {@code epoch} were resolved without it, and the votes it waits for were sent
+     * while it was out: waiting for them would hold the rebalance of {@code epoch} forever. So it does what a
+     * member cut off does: it drops them (its own pending commits end as unknown) and counts as stale, so its
+     * data is replaced by the fresh members' copies when that rebalance completes. Rebalances and transactions of
+     * {@code epoch} and later belong to the new life and stay.
+     */
+    private void missedPlacement(long epoch) {
+        log.warn("{} missed a placement before epoch {} (its own is {}): it was excluded without noticing; dropping"
+                + " its {} transactions in progress", self, epoch, topology.epoch, remotes.size());
+        missedBefore = epoch;
+        abandonPendingCommits(epoch, "this member was excluded from the group without noticing");
+        dropTransactionsInProgress();
+        awaitingDone.clear();
+        transferData.keySet().removeIf(e -> e < epoch);
+        transferDone.keySet().removeIf(e -> e < epoch);
+        backlog.removeIf(d -> d.epoch() < epoch);
+        if (barrier != null && barrier.epoch() < epoch) {
+            barrier = null;
         }
+        handedOver.clear();
+        cutOff = deliveredEpoch < epoch; // transactions delivered before the rebalance of epoch are the old life's
+        stale = true;
+        receiving = false;
+        notifyAll();
+        if (barrier != null) {
+            startRebalance(barrier);
+        } else {
+            resumeBacklog();
+        }
+    }
+
+    /** Ends, as unknown, this member's commits certified under a placement before {@code epoch}. */
+    private void abandonPendingCommits(long epoch, String why) {
+        for (Pending p : originated.values()) {
+            if (p.epoch < epoch) {
+                p.outcome.completeExceptionally(new OutcomeUnknownException(why + " before transaction " + p.seq
+                        + " was decided; it may or may not have committed"));
+            }
+        }
+    }
+
+    /** Forgets every transaction in progress at this member, and who cached its keys. */
+    private void dropTransactionsInProgress() {
+        applyGate.writeLock().lock(); // waits for writes under way on the apply pool; later ones write nothing
+        try {
+            life++;
+        } finally {
+            applyGate.writeLock().unlock();
+        }
+        applyTails.clear();
         for (Remote r : remotes.values()) {
             if (r.timeout != null) {
                 r.timeout.cancel(false);
+            }
+            if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
+                votesToRepeat.add(new SentVote(r.id, r.refusal, new ArrayList<>(r.voters)));
             }
         }
         remotes.clear();
@@ -1071,29 +1316,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         runnable.clear();
         ownDestined.clear();
         unfinished = 0;
-        barrier = null;
-        backlog.clear();
-        awaitingDone.clear();
-        transferData.clear();
-        transferDone.clear();
-        deferredReads.clear();
         requestors.clear();
         nearCache.invalidateAll();
-        stale = true;
-        cutOff = true;
-        receiving = false;
-        notifyAll();
     }
 
     private synchronized void onRebalance(Message.Rebalance r) {
-        if (r.epoch() <= deliveredEpoch || !r.members().contains(self)) {
+        if (r.epoch() <= deliveredEpoch || r.epoch() < missedBefore || !r.members().contains(self)) {
             return;
         }
         deliveredEpoch = r.epoch();
         deliveredRing = new HashRing(r.members(), degree, virtualNodes);
         cutOff = false;
         if (barrier != null) {
-            backlog.add(() -> beginBarrier(r));
+            backlog.add(new Deferred(r.epoch(), () -> beginBarrier(r)));
         } else {
             beginBarrier(r);
         }
@@ -1121,7 +1356,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
                 if (!after.contains(self)) {
-                    data.remove(e.getKey());
+                    handedOver.add(e.getKey());
                 }
             }
             outgoing.forEach((m, entries) -> {
@@ -1140,9 +1375,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             });
         }
+        // Back in the group: the votes it may be the last owner able to give (the others may wait for them before
+        // they can start this very rebalance).
+        for (SentVote v : votesToRepeat) {
+            vote(v.id.origin, v.id, v.refusal, v.voters, false);
+        }
+        votesToRepeat.clear();
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
         previousPlacement = old == null ? 0 : old.epoch;
-        byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement));
+        previousMembers = old == null ? List.of() : old.ring.members();
+        byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement, previousMembers,
+                lost.stream().map(LostRegion::toWire).toList()));
         Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
@@ -1177,14 +1420,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private void completeRebalance() {
         installReceivedKeys(topology.epoch);
+        completedPlacement = topology.epoch;
         receiving = false;
         barrier = null;
         notifyAll();
         List<Runnable> readsNow = new ArrayList<>(deferredReads);
         deferredReads.clear();
         readsNow.forEach(Runnable::run);
+        resumeBacklog();
+    }
+
+    /** Admits what was delivered behind the barrier, up to the next rebalance that cannot start at once. */
+    private void resumeBacklog() {
         while (barrier == null && !backlog.isEmpty()) {
-            backlog.poll().run();
+            backlog.poll().step().run();
         }
     }
 
@@ -1194,6 +1443,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * resolved without it a transaction it applied. So only the members that went through the latest previous
      * placement without being cut off count as fresh; a member that is not fresh drops its own copies for what
      * the fresh ones send, and data from the others is ignored. If nobody is fresh, everything is merged.
+     *
+     * <p>Keys whose every owner under that placement left or is not fresh are lost: nobody can send them, and
+     * serving them as absent would invent a value. They join the lost regions, refused until an owner is back;
+     * a member that is back with copies of a lost region multicasts them ({@link #recover}).
      */
     private void installReceivedKeys(long epoch) {
         Map<MemberId, Map<ByteKey, Versioned>> received = transferData.remove(epoch);
@@ -1209,13 +1462,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long newest = latest;
         java.util.function.Predicate<MemberId> fresh = m -> dones != null && dones.containsKey(m)
                 && dones.get(m).previousEpoch() == newest;
+        List<LostRegion> regions = lostRegionsAfter(own == newest, newest, dones, fresh);
+        Map<ByteKey, Versioned> recovered = null;
         if (own != newest) {
+            recovered = recoverableCopies(regions);
             if (!data.isEmpty()) {
                 log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
                         self, data.size());
             }
             data.clear();
+            // The votes for its commits of older placements were sent while it was out of the group.
+            abandonPendingCommits(epoch, "this member missed a placement");
+        } else {
+            handedOver.forEach(data::remove);
         }
+        handedOver.clear();
         if (received != null) {
             received.forEach((sender, keys) -> {
                 if (fresh.test(sender)) {
@@ -1223,7 +1484,119 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             });
         }
+        lost = regions;
         stale = false;
+        if (recovered != null) {
+            List<ByteKey> keys = new ArrayList<>(recovered.keySet());
+            long[] versions = new long[keys.size()];
+            List<byte[]> values = new ArrayList<>(keys.size());
+            for (int i = 0; i < keys.size(); i++) {
+                versions[i] = recovered.get(keys.get(i)).version();
+                values.add(recovered.get(keys.get(i)).value());
+            }
+            log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys", self,
+                    completedPlacement, keys.size());
+            try {
+                group.multicast(topology.ring.members(), Message.encode(new Message.Recover(completedPlacement, keys,
+                        versions, values)));
+            } catch (RuntimeException e) {
+                log.warn("{} could not multicast its copies of lost keys: {}", self, e.toString());
+            }
+        }
+    }
+
+    /**
+     * The lost regions once this rebalance completes: those the fresh members knew of (this member's own if it is
+     * fresh), and the keys whose owners under the newest previous placement all left or are not fresh.
+     */
+    private List<LostRegion> lostRegionsAfter(boolean selfFresh, long newest, Map<MemberId, Message.Done> dones,
+            java.util.function.Predicate<MemberId> fresh) {
+        Set<LostRegion> regions = new LinkedHashSet<>();
+        Set<MemberId> holders = new HashSet<>();
+        List<MemberId> newestMembers = List.of();
+        if (selfFresh) {
+            regions.addAll(lost);
+            holders.add(self);
+            newestMembers = previousMembers;
+        }
+        if (dones != null) {
+            for (Map.Entry<MemberId, Message.Done> e : dones.entrySet()) {
+                if (!fresh.test(e.getKey())) {
+                    continue;
+                }
+                holders.add(e.getKey());
+                for (Message.Lost l : e.getValue().lost()) {
+                    regions.add(LostRegion.of(l, degree, virtualNodes));
+                }
+                if (newestMembers.isEmpty()) {
+                    newestMembers = e.getValue().previousMembers();
+                }
+            }
+        }
+        if (newest > 0 && !newestMembers.isEmpty()) {
+            holders.retainAll(newestMembers);
+            LostRegion gone = new LostRegion(newest, new HashRing(newestMembers, degree, virtualNodes), holders);
+            if (!gone.isEmpty()) {
+                log.warn("{}: no member holds a fresh copy of the {}; they are refused until an owner is back", self,
+                        gone);
+                regions.add(gone);
+            }
+        }
+        regions.removeIf(LostRegion::isEmpty);
+        return List.copyOf(regions);
+    }
+
+    /** This member's copies of keys it owned in lost regions of the placement its data is complete for. */
+    private Map<ByteKey, Versioned> recoverableCopies(List<LostRegion> regions) {
+        Map<ByteKey, Versioned> copies = null;
+        for (LostRegion region : regions) {
+            if (region.placement != completedPlacement || !region.recoverableBy(self)) {
+                continue;
+            }
+            if (copies == null) {
+                copies = new HashMap<>(); // even empty: that it holds none of them is news too
+            }
+            for (Map.Entry<ByteKey, Versioned> e : data.entrySet()) {
+                if (region.covers(e.getKey()) && region.ring.isOwner(self, e.getKey())) {
+                    copies.put(e.getKey(), e.getValue());
+                }
+            }
+        }
+        return copies;
+    }
+
+    private synchronized void onRecover(MemberId from, Message.Recover r) {
+        if (cutOff || deliveredRing == null) {
+            return; // the regions this member adopts at its next rebalance already reflect it
+        }
+        if (barrier != null) {
+            backlog.add(new Deferred(deliveredEpoch, () -> recover(from, r)));
+        } else {
+            recover(from, r);
+        }
+    }
+
+    /**
+     * A member is back with its copies of keys lost since placement {@code r.placement()}: every member takes those
+     * it owns now, at this point of the order, and stops refusing the keys that member owned then.
+     */
+    private void recover(MemberId from, Message.Recover r) {
+        List<LostRegion> regions = new ArrayList<>(lost);
+        for (int i = 0; i < regions.size(); i++) {
+            LostRegion region = regions.get(i);
+            if (region.placement != r.placement() || !region.recoverableBy(from)) {
+                continue;
+            }
+            for (int k = 0; k < r.keys().size(); k++) {
+                ByteKey key = r.keys().get(k);
+                if (region.covers(key) && region.ring.isOwner(from, key) && topology.ring.isOwner(self, key)) {
+                    merge(key, new Versioned(r.values().get(k), r.versions()[k]));
+                }
+            }
+            regions.set(i, region.recoveredBy(from));
+        }
+        regions.removeIf(LostRegion::isEmpty);
+        lost = List.copyOf(regions);
     }
 
     private void merge(ByteKey key, Versioned v) {
@@ -1250,6 +1623,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         transferDone.computeIfAbsent(d.epoch(), e -> new HashMap<>()).put(from, d);
+        if (topology != null && d.previousEpoch() > current && d.epoch() > missedBefore) {
+            missedPlacement(d.epoch()); // may start the rebalance of d.epoch(), which counts this done
+            return;
+        }
         if (d.epoch() == current && awaitingDone.remove(from) && awaitingDone.isEmpty()) {
             completeRebalance();
         }
@@ -1269,6 +1646,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             onTransaction(origin, t);
         } else if (m instanceof Message.Rebalance r) {
             onRebalance(r);
+        } else if (m instanceof Message.Recover r) {
+            onRecover(origin, r);
         } else if (m != null) {
             drop(origin, "unexpected multicast " + m.getClass().getSimpleName());
         }
@@ -1346,6 +1725,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     public void close() {
         closed = true;
         timer.shutdownNow();
+        if (applyPool != null) {
+            applyPool.shutdownNow();
+        }
         synchronized (this) {
             notifyAll();
         }
@@ -1359,9 +1741,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     public synchronized String describeState() {
         StringBuilder sb = new StringBuilder(self.name()).append(": epoch ").append(epoch()).append(", unfinished ")
                 .append(unfinished).append(", barrier ").append(barrier != null).append(", receiving ")
-                .append(receiving).append(", backlog ").append(backlog.size()).append('\n');
+                .append(receiving).append(", backlog ").append(backlog.size()).append(", delivered rebalance ")
+                .append(deliveredEpoch).append(", stale ").append(stale).append(", cut off ").append(cutOff)
+                .append(", awaiting done from ").append(awaitingDone).append(", lost ").append(lost).append('\n');
         for (Remote r : remotes.values()) {
-            sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys).append(" waiting=").append(r.waiting).append(" voted=").append(r.voted)
+            sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys.size()).append(" waiting=").append(r.waiting)
+                    .append(" voted=").append(r.voted)
                     .append(" decided=").append(r.decided).append(" uncovered=").append(r.uncovered.size())
                     .append(" acquired=").append(r.acquired).append('\n');
         }
@@ -1396,8 +1781,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         private Duration lockTimeout = Duration.ofMillis(500);
         private Duration readTimeout = Duration.ofSeconds(2);
         private Duration outcomeTimeout = Duration.ofSeconds(30);
+        private int applyThreads;
 
         private Builder() {
+        }
+
+        /**
+         * Threads that apply committed transactions at this member (total order only; default 0: applied on the
+         * group's delivery thread). Transactions writing a common key are applied in delivery order, others in
+         * parallel; validation, reads and rebalances see a key only once every earlier write of it is applied.
+         */
+        public Builder applyThreads(int threads) {
+            if (threads < 0 || threads > 64) {
+                throw new IllegalArgumentException("apply threads must be in 0..64, was " + threads);
+            }
+            this.applyThreads = threads;
+            return this;
         }
 
         /** The member id the group will be joined with (required). */

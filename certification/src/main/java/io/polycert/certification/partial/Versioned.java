@@ -8,4 +8,6 @@ package io.polycert.certification.partial;
  */
 record Versioned(byte[] value, long version) {
     static final Versioned ABSENT = new Versioned(null, 0);
+    /** A read's answer when no member holds a fresh copy of the key (compared by identity, never stored). */
+    static final Versioned UNAVAILABLE = new Versioned(null, -1);
 }

@@ -107,7 +107,7 @@ class PartitionedEngineHostileTest {
         RecordingGroup group = new RecordingGroup(A, B);
         engine.attach(group);
         engine.deliverMulticast(A, group.multicasts.get(0)); // the placement of view 1
-        engine.deliverDirect(B, message(DONE, out -> out.writeVarLong(1).writeVarLong(0)));
+        engine.deliverDirect(B, doneOfEpoch1());
         assertTrue(engine.isReady(), "placed on [A, B]");
         engine.deliverMulticast(B, transaction(1, (byte) 1));
         assertEquals(1, engine.ownedVersion(key(3)));
@@ -202,7 +202,7 @@ class PartitionedEngineHostileTest {
                     out.writeVarLong(1).writeVarInt(1).writeBytes(key(2)).writeVarLong(99).writeBoolean(true)
                             .writeBytes(new byte[] {9});
                 }),
-                message(DONE, out -> out.writeVarLong(1).writeVarLong(0))); // the transfer of epoch 1, again
+                doneOfEpoch1()); // the transfer of epoch 1, again
         for (int round = 0; round < 10; round++) {
             for (byte[] m : stray) {
                 cases++;
@@ -234,6 +234,11 @@ class PartitionedEngineHostileTest {
         engine.close();
     }
 
+    /** The "done" of the first placement from a member with no previous one and no lost keys. */
+    private static byte[] doneOfEpoch1() {
+        return message(DONE, out -> out.writeVarLong(1).writeVarLong(0).writeVarInt(0).writeVarInt(0));
+    }
+
     /**
      * A transaction delivered a second time (its sender multicast it again, same sequence number) must not be
      * applied twice: a replay of an old write would roll back whatever was written since.
@@ -244,7 +249,7 @@ class PartitionedEngineHostileTest {
         RecordingGroup group = new RecordingGroup(A, B);
         engine.attach(group);
         engine.deliverMulticast(A, group.multicasts.get(0));
-        engine.deliverDirect(B, message(DONE, out -> out.writeVarLong(1).writeVarLong(0)));
+        engine.deliverDirect(B, doneOfEpoch1());
         byte[] first = transaction(1, (byte) 1);
         engine.deliverMulticast(B, first);
         engine.deliverMulticast(B, transaction(2, (byte) 2));

@@ -69,7 +69,12 @@ class MessageTest {
                         Arrays.asList(new byte[] {4, 5}, null, new byte[0])),
                 new Message.Data(0, List.of(), new long[0], List.of()),
                 new Message.Done(8),
-                new Message.Done(Long.MIN_VALUE, -1));
+                new Message.Done(Long.MIN_VALUE, -1),
+                new Message.Done(9, 7, List.of(a, b), List.of(new Message.Lost(7, List.of(a, b), List.of(b)),
+                        new Message.Lost(-1, List.of(b), List.of()))),
+                new Message.Recover(7, List.of(key("r1"), key("r2")), new long[] {3, Long.MAX_VALUE},
+                        Arrays.asList(new byte[] {1}, null)),
+                new Message.Recover(0, List.of(), new long[0], List.of()));
     }
 
     @Test
@@ -139,7 +144,7 @@ class MessageTest {
     @Test
     void unknownTypeAndTrailingBytesAreRejected() {
         assertThrows(CodecException.class, () -> Message.decode(new byte[0]));
-        for (int type : new int[] {0, 11, 127, -1, -128}) {
+        for (int type : new int[] {0, 12, 127, -1, -128}) {
             assertThrows(CodecException.class, () -> Message.decode(new byte[] {(byte) type, 0, 0}), "type " + type);
         }
         byte[] done = Message.encode(new Message.Done(1));
@@ -340,7 +345,7 @@ class MessageTest {
     // ---------------------------------------------------------------- random messages
 
     private static Message randomMessage(SplittableRandom r) {
-        return switch (r.nextInt(10)) {
+        return switch (r.nextInt(11)) {
             case 0, 1 -> {
                 List<Message.Write> writes = new ArrayList<>();
                 for (int i = r.nextInt(5); i > 0; i--) {
@@ -373,7 +378,7 @@ class MessageTest {
                 }
                 yield new Message.Rebalance(randomLong(r), members);
             }
-            case 8 -> {
+            case 8, 9 -> {
                 int n = r.nextInt(5);
                 List<ByteKey> keys = new ArrayList<>();
                 long[] versions = new long[n];
@@ -383,10 +388,25 @@ class MessageTest {
                     versions[i] = randomLong(r);
                     values.add(nullableBytes(r));
                 }
-                yield new Message.Data(randomLong(r), keys, versions, values);
+                yield r.nextBoolean() ? new Message.Data(randomLong(r), keys, versions, values)
+                        : new Message.Recover(randomLong(r), keys, versions, values);
             }
-            default -> new Message.Done(randomLong(r), randomLong(r));
+            default -> {
+                List<Message.Lost> lost = new ArrayList<>();
+                for (int i = r.nextInt(3); i > 0; i--) {
+                    lost.add(new Message.Lost(randomLong(r), randomMembers(r, 1), randomMembers(r, 0)));
+                }
+                yield new Message.Done(randomLong(r), randomLong(r), randomMembers(r, 0), lost);
+            }
         };
+    }
+
+    private static List<MemberId> randomMembers(SplittableRandom r, int least) {
+        List<MemberId> members = new ArrayList<>();
+        for (int i = least + r.nextInt(4); i > 0; i--) {
+            members.add(randomMember(r));
+        }
+        return members;
     }
 
     private static long randomLong(SplittableRandom r) {
@@ -500,8 +520,17 @@ class MessageTest {
                 assertSameKey(e.keys().get(i), a.keys().get(i), where + ": key " + i);
                 assertArrayEquals(e.values().get(i), a.values().get(i), where + ": value " + i);
             }
+        } else if (expected instanceof Message.Recover e) {
+            Message.Recover a = (Message.Recover) actual;
+            assertEquals(e.placement(), a.placement(), where + ": placement");
+            assertEquals(e.keys().size(), a.keys().size(), where + ": key count");
+            assertArrayEquals(e.versions(), a.versions(), where + ": versions");
+            for (int i = 0; i < e.keys().size(); i++) {
+                assertSameKey(e.keys().get(i), a.keys().get(i), where + ": key " + i);
+                assertArrayEquals(e.values().get(i), a.values().get(i), where + ": value " + i);
+            }
         } else if (expected instanceof Message.Done e) {
-            assertEquals(e, actual, where);
+            assertEquals(e, actual, where); // members are records: list equality is field equality
         } else {
             fail(where + ": no comparison for " + expected.getClass());
         }

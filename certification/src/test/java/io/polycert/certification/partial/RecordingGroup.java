@@ -7,19 +7,24 @@ import io.polycert.core.group.View;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 
 /**
- * A group of two members, {@code self} and {@code other}, that records what the engine multicasts and drops
- * everything else; a test delivers by hand.
+ * A group of {@code self} and {@code others} in view 1 that records what the engine multicasts and sends; a test
+ * delivers by hand.
  */
 public final class RecordingGroup implements GroupMember {
     public final List<byte[]> multicasts = new ArrayList<>();
+    /** Point-to-point messages, in sending order. */
+    public final List<Map.Entry<MemberId, byte[]>> sent = new ArrayList<>();
     private final MemberId self;
     private final View view;
 
-    public RecordingGroup(MemberId self, MemberId other) {
+    public RecordingGroup(MemberId self, MemberId... others) {
         this.self = self;
-        this.view = new View(1, List.of(self, other), true);
+        List<MemberId> members = new ArrayList<>(List.of(self));
+        members.addAll(List.of(others));
+        this.view = new View(1, members, true);
     }
 
     @Override
@@ -47,7 +52,8 @@ public final class RecordingGroup implements GroupMember {
     }
 
     @Override
-    public void send(MemberId destination, byte[] payload) {
+    public synchronized void send(MemberId destination, byte[] payload) {
+        sent.add(Map.entry(destination, payload));
     }
 
     @Override

@@ -1,0 +1,187 @@
+package io.polycert.certification.partial;
+
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.core.group.MemberId;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A member excluded by the others without noticing (paused until just excluded, then merged back: it never
+ * installed a view without them) still holds transactions the others resolved without it, and waits for votes
+ * that were sent while it was out. The "done" messages of the merged view's rebalance carry a newer previous
+ * placement than its own, which tells it that it missed a placement. Driven by hand on member B of [A, B, C].
+ */
+class MissedPlacementTest {
+    private static final MemberId A = new MemberId(1, 1, "A");
+    private static final MemberId B = new MemberId(2, 2, "B");
+    private static final MemberId C = new MemberId(3, 3, "C");
+    private static final List<MemberId> ALL = List.of(A, B, C);
+    private static final HashRing RING = new HashRing(ALL, 2, 64);
+
+    private PartitionedEngine engine;
+    private RecordingGroup group;
+    /** A key B owns with A, and one B does not own. */
+    private ByteKey ownedWithA;
+    private ByteKey notOwned;
+
+    @BeforeEach
+    void placeOnThreeMembers() {
+        engine = PartitionedEngine.builder().identity(B).outcomeTimeout(Duration.ofSeconds(60)).build();
+        group = new RecordingGroup(B, A, C);
+        engine.attach(group);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, ALL)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(1, 0)));
+        engine.deliverDirect(C, Message.encode(new Message.Done(1, 0)));
+        assertTrue(engine.isReady());
+        for (int i = 0; ownedWithA == null || notOwned == null; i++) {
+            ByteKey k = new ByteKey(new byte[] {'k', (byte) i});
+            List<MemberId> owners = RING.owners(k);
+            if (owners.containsAll(List.of(A, B)) && ownedWithA == null) {
+                ownedWithA = k;
+            } else if (!owners.contains(B) && notOwned == null) {
+                notOwned = k;
+            }
+        }
+    }
+
+    @AfterEach
+    void close() {
+        engine.close();
+    }
+
+    /** A transaction from A at placement 1 that B validates, then waits for a vote on the key it does not own. */
+    private void deliverTransactionWaitingForAVote(long seq) {
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, seq, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1}), new Message.Write(notOwned, new byte[] {1})),
+                List.of(new Message.Check(ownedWithA, 0), new Message.Check(notOwned, 0)))));
+    }
+
+    /** B's own commit of a key it does not own: it waits for a vote from that key's owners. */
+    private CompletableFuture<Throwable> commitWaitingForAVote() {
+        return CompletableFuture.supplyAsync(() -> {
+            PartitionedTransaction tx = engine.begin(false);
+            tx.put(notOwned.bytes, new byte[] {7});
+            try {
+                tx.commit();
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+    }
+
+    private void awaitOwnCommitSent(int multicasts) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (group.multicasts.size() < multicasts && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(multicasts, group.multicasts.size(), "B's commit was multicast");
+    }
+
+    @Test
+    void doneMessagesShowingAMissedPlacementReleaseTheRebalance() throws Exception {
+        deliverTransactionWaitingForAVote(1);
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = commitWaitingForAVote();
+        awaitOwnCommitSent(before + 1);
+        // The others excluded B (placement 2, without it) and merged it back: the rebalance of view 3.
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(3, ALL)));
+        assertEquals(1, engine.epoch(), "the rebalance waits for the transaction ordered before it");
+
+        engine.deliverDirect(A, Message.encode(new Message.Done(3, 2)));
+        assertEquals(3, engine.epoch(), "the transactions resolved without B no longer hold the rebalance");
+        assertFalse(engine.isReady(), "B's keys are stale until the fresh members' copies are in");
+        assertInstanceOf(OutcomeUnknownException.class, own.get(10, TimeUnit.SECONDS),
+                "B's own commit, decided without it, ends as unknown at once, not after the outcome timeout");
+        assertTrue(sentDone(3, -1), "B says it is not fresh");
+
+        engine.deliverDirect(A, Message.encode(new Message.Data(3, List.of(ownedWithA), new long[] {5},
+                List.of(new byte[] {5}))));
+        engine.deliverDirect(C, Message.encode(new Message.Done(3, 2)));
+        assertTrue(engine.isReady());
+        assertArrayEquals(new byte[] {5}, engine.ownedValue(ownedWithA.bytes), "the fresh member's copy");
+        assertEquals(5, engine.ownedVersion(ownedWithA.bytes));
+
+        // The new life works: a transaction of placement 3 with nothing to validate is applied on delivery.
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 3, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {6})), List.of())));
+        assertArrayEquals(new byte[] {6}, engine.ownedValue(ownedWithA.bytes));
+    }
+
+    @Test
+    void transactionsOfTheOldLifeDeliveredBeforeTheNewRebalanceAreIgnored() {
+        deliverTransactionWaitingForAVote(1);
+        // The others' "done" messages can overtake the rebalance they belong to.
+        engine.deliverDirect(A, Message.encode(new Message.Done(3, 2)));
+        int sentBefore = group.sent.size();
+        deliverTransactionWaitingForAVote(2); // ordered before the rebalance of 3: resolved without B
+        assertEquals(sentBefore, group.sent.size(), "B says nothing about a transaction of its old life");
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(2, List.of(A, B))));
+        assertEquals(1, engine.epoch(), "a rebalance the group completed without B is skipped");
+
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(3, ALL)));
+        assertEquals(3, engine.epoch(), "nothing holds the rebalance of 3");
+        engine.deliverDirect(C, Message.encode(new Message.Done(3, 2)));
+        assertTrue(engine.isReady());
+        assertNull(engine.ownedValue(ownedWithA.bytes), "nothing of the old life was applied");
+    }
+
+    @Test
+    void anOrdinaryRebalanceStillWaitsForTheTransactionsBeforeIt() {
+        deliverTransactionWaitingForAVote(1);
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(2, ALL)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(2, 1)));
+        engine.deliverDirect(C, Message.encode(new Message.Done(2, 1)));
+        assertEquals(1, engine.epoch(), "B went through every placement: its transaction is not dropped");
+
+        engine.deliverDirect(C, Message.encode(new Message.Vote(A, 1, null))); // C's vote on the key B lacks
+        assertEquals(2, engine.epoch());
+        assertTrue(engine.isReady());
+        assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "the transaction was applied first");
+    }
+
+    @Test
+    void aMemberBackFromAMinorityRepeatsTheVotesOfTransactionsItDroppedUndecided() {
+        deliverTransactionWaitingForAVote(1);
+        long voted = votesSentFor(1);
+        assertTrue(voted > 0, "B voted");
+        engine.blocked(new io.polycert.core.group.View(2, List.of(B), false));
+        assertEquals(voted, votesSentFor(1));
+        // Back: if the key's other owners were cut off too, the others may wait for exactly this vote, lost with
+        // the connection.
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(3, ALL)));
+        assertEquals(2 * voted, votesSentFor(1), "the vote is sent again once B processes the rebalance of its return");
+        engine.deliverDirect(A, Message.encode(new Message.Done(3, 2)));
+        engine.deliverDirect(C, Message.encode(new Message.Done(3, 2)));
+        assertTrue(engine.isReady());
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(4, ALL)));
+        assertEquals(2 * voted, votesSentFor(1), "once only");
+    }
+
+    private long votesSentFor(long seq) {
+        return group.sent.stream().filter(e -> Message.decode(e.getValue()) instanceof Message.Vote v
+                && v.seq() == seq && v.origin().equals(A)).count();
+    }
+
+    private boolean sentDone(long epoch, long previous) {
+        for (Map.Entry<MemberId, byte[]> e : group.sent) {
+            if (Message.decode(e.getValue()) instanceof Message.Done d && d.epoch() == epoch
+                    && d.previousEpoch() == previous) {
+                return true;
+            }
+        }
+        return false;
+    }
+}
