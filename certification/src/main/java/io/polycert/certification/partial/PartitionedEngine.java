@@ -1163,6 +1163,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (group == null) {
             return; // attach() replays the view it finds
         }
+        log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
         Set<MemberId> alive = new HashSet<>(view.members());
         // Reads and commits waiting on members that left.
         for (ReadRequest request : reads.values()) {
@@ -1344,6 +1345,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Every transaction ordered before the rebalance has finished here: move the keys. */
     private void startRebalance(Message.Rebalance r) {
         Topology old = topology;
+        log.debug("{} starts the rebalance of {} {} (placement was {}, stale {})", self, r.epoch(), r.members(),
+                old == null ? 0 : old.epoch, stale);
         HashRing ring = new HashRing(r.members(), degree, virtualNodes);
         if (old != null) {
             Map<MemberId, List<Map.Entry<ByteKey, Versioned>>> outgoing = new HashMap<>();
@@ -1419,6 +1422,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private void completeRebalance() {
+        log.debug("{} completes the rebalance of {} (stale {})", self, topology.epoch, stale);
         installReceivedKeys(topology.epoch);
         completedPlacement = topology.epoch;
         receiving = false;
