@@ -11,6 +11,7 @@ import io.polycert.gcs.GroupStack;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -76,6 +77,15 @@ final class PartitionedCluster implements AutoCloseable {
         });
     }
 
+    /** What {@link #writeIndexedKeys} writes: k0..k(n-1) of map "m", each its own index. */
+    static Map<String, Long> indexedValues(int n) {
+        Map<String, Long> values = new java.util.HashMap<>();
+        for (int i = 0; i < n; i++) {
+            values.put("k" + i, (long) i);
+        }
+        return values;
+    }
+
     /** Makes a member fall silent (as if its process died), then closes it. */
     void crash(PartitionedStore s) {
         ((JGroupsGroup) s.group()).discard().discardAll(true);
@@ -112,8 +122,40 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     /**
+     * Waits until the owners of each key hold the value the test expects there (null: absent), and fails naming
+     * every key whose owners still disagree or agree on something else after the deadline. Agreement alone does not
+     * show that a write landed: a commit returns once decided, the owners not needed to decide it apply it about a
+     * message delay later, and until then the owners of a key may all still hold the value from before it.
+     */
+    void awaitValues(String map, Map<?, ?> expected, int degree) {
+        try {
+            Await.until(expected.size() + " keys of " + map + " at the values the acknowledged transactions left",
+                    () -> differences(map, expected, degree).isEmpty());
+        } catch (AssertionError timedOut) {
+            assertEquals("", differences(map, expected, degree),
+                    "owners of " + map + " do not hold what the acknowledged transactions wrote");
+        }
+    }
+
+    private String differences(String map, Map<?, ?> expected, int degree) {
+        StringBuilder sb = new StringBuilder();
+        expected.forEach((key, value) -> {
+            try {
+                Object agreed = checkAgreement(map, key, degree);
+                if (!Objects.equals(value, agreed)) {
+                    sb.append(" key ").append(key).append(": ").append(agreed).append(" expected ").append(value)
+                            .append(';');
+                }
+            } catch (AssertionError e) {
+                sb.append(' ').append(e.getMessage()).append(';');
+            }
+        });
+        return sb.toString();
+    }
+
+    /**
      * Checks that every key has {@code min(degree, members)} owners holding one value and version, and returns
-     * the value.
+     * the value. It may be the value from before a transaction that just returned: see {@link #awaitValues}.
      */
     Object agreedValue(String map, Object key, int degree) {
         // Owners apply a decided transaction within a message delay of each other (2PC: of the commit message).

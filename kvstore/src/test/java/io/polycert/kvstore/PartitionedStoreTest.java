@@ -141,11 +141,12 @@ class PartitionedStoreTest {
         openAccounts(cluster.members.get(0), accounts);
         AtomicBoolean stop = new AtomicBoolean();
         AtomicLong transfers = new AtomicLong();
+        Map<Integer, Long> acknowledgedDelta = new java.util.concurrent.ConcurrentHashMap<>();
         List<Future<?>> workers = new ArrayList<>();
         for (PartitionedStore s : cluster.members) {
             for (int w = 0; w < 2; w++) {
                 long seed = workers.size();
-                workers.add(pool.submit(() -> transfer(s, accounts, seed, stop, transfers, null)));
+                workers.add(pool.submit(() -> transfer(s, accounts, seed, stop, transfers, acknowledgedDelta)));
             }
         }
         Thread.sleep(2_500);
@@ -153,21 +154,22 @@ class PartitionedStoreTest {
         for (Future<?> f : workers) {
             f.get(60, TimeUnit.SECONDS);
         }
+        // Each transfer was acknowledged or gave up having written nothing, so every balance is known. Waiting for
+        // it, not for agreement: a transfer's last owners apply it after it returned (docs/PARTIAL.md).
+        cluster.awaitValues("bank", balances(accounts, acknowledgedDelta), 2);
         long total = 0;
         for (int i = 0; i < accounts; i++) {
             total += (Long) cluster.agreedValue("bank", i, 2);
         }
         assertEquals(100L * accounts, total, "money was created or lost");
         for (PartitionedStore s : cluster.members) {
-            TxMap<Integer, Long> bank = s.map("bank");
-            long seen = s.atomic(() -> {
-                long sum = 0;
-                for (int i = 0; i < accounts; i++) {
-                    sum += bank.get(i);
-                }
-                return sum;
-            });
-            assertEquals(100L * accounts, seen, "audit at " + s.self());
+            if (level == ConsistencyLevel.SERIALIZABLE) {
+                assertEquals(100L * accounts, audit(s, accounts), "audit at " + s.self()); // validated: exact
+            } else {
+                // RR+WS validates no read-only transaction: a near-cached balance may be a message delay old.
+                Await.until("an audit at " + s.self() + " that sees the total",
+                        () -> audit(s, accounts) == 100L * accounts);
+            }
         }
         assertTrue(transfers.get() > 50, "only " + transfers.get() + " transfers committed");
     }
@@ -225,6 +227,7 @@ class PartitionedStoreTest {
         }
         // Every write read its key first, so each key's versions form a chain from the initial value.
         Map<Long, Map<Long, Long>> positionOfValue = new HashMap<>();
+        Map<Long, Long> latest = new HashMap<>();
         Map<Long, Map<Long, Long>> nextOf = new HashMap<>();
         for (History.Txn txn : history.txns()) {
             for (History.Op w : txn.writes()) {
@@ -244,10 +247,10 @@ class PartitionedStoreTest {
                 positions.put(value, ++position);
             }
             assertEquals(chain.size(), positions.size(), "versions of key " + k + " do not form one chain");
-            Object agreed = cluster.agreedValue("reg", k, 2);
-            assertEquals(value, agreed == null ? History.INITIAL_VALUE : agreed, "latest value of key " + k);
+            latest.put(k, value == History.INITIAL_VALUE ? null : value);
             positionOfValue.put(k, positions);
         }
+        cluster.awaitValues("reg", latest, 2); // the owners end at the last version of each key
         SerializationGraphChecker.Result result = SerializationGraphChecker.check(history.txns(),
                 (txn, key) -> txn.writes().stream().filter(w -> w.key() == key).findFirst()
                         .map(w -> positionOfValue.get(key).get(w.value())).orElseThrow());
@@ -263,6 +266,7 @@ class PartitionedStoreTest {
         cluster = PartitionedCluster.of(ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK,
                 CommitProtocol.TOTAL_ORDER).start(4);
         AtomicLong increments = new AtomicLong();
+        Map<Integer, Long> incrementsOf = new java.util.concurrent.ConcurrentHashMap<>();
         AtomicBoolean stop = new AtomicBoolean();
         List<Future<?>> workers = new ArrayList<>();
         for (PartitionedStore s : cluster.members) {
@@ -277,6 +281,7 @@ class PartitionedStoreTest {
                             counters.put(k, (v == null ? 0 : v) + 1);
                         });
                         increments.incrementAndGet();
+                        incrementsOf.merge(k, 1L, Long::sum);
                     }
                     return null;
                 }));
@@ -287,6 +292,7 @@ class PartitionedStoreTest {
         for (Future<?> f : workers) {
             f.get(60, TimeUnit.SECONDS);
         }
+        cluster.awaitValues("c", counters(4, incrementsOf), 2);
         long sum = 0;
         for (int k = 0; k < 4; k++) {
             Object v = cluster.agreedValue("c", k, 2);
@@ -351,19 +357,12 @@ class PartitionedStoreTest {
             f.get(60, TimeUnit.SECONDS);
         }
         cluster.awaitSettled();
+        cluster.awaitValues("bank", balances(accounts, expectedDelta), 2);
         long total = 0;
-        StringBuilder balances = new StringBuilder();
         for (int i = 0; i < accounts; i++) {
-            long balance = (Long) cluster.agreedValue("bank", i, 2);
-            total += balance;
-            long expected = 100 + expectedDelta.getOrDefault(i, 0L);
-            if (balance != expected) {
-                balances.append(" account ").append(i).append(": ").append(balance).append(" expected ")
-                        .append(expected).append(';');
-            }
+            total += (Long) cluster.agreedValue("bank", i, 2);
         }
-        assertEquals(100L * accounts, total, "money was created or lost across the membership changes:" + balances);
-        assertEquals("", balances.toString(), "balances differ from the acknowledged transfers");
+        assertEquals(100L * accounts, total, "money was created or lost across the membership changes");
         assertTrue(transfers.get() > 20, "only " + transfers.get() + " transfers committed");
         // The rebalance of the join may be skipped when the crash's overtakes it; either way keys moved.
         assertTrue(cluster.members.get(0).statistics().rebalances() >= 2);
@@ -380,9 +379,8 @@ class PartitionedStoreTest {
         cluster = PartitionedCluster.of(ConsistencyLevel.SERIALIZABLE, CommitProtocol.TOTAL_ORDER).start(5);
         PartitionedStore writer = cluster.members.get(0);
         cluster.writeIndexedKeys(100);
-        for (int i = 0; i < 100; i++) {
-            cluster.agreedValue("m", "k" + i, 2);
-        }
+        // Both owners of each key hold it before the cut: owners that agree may still both be without it.
+        cluster.awaitValues("m", PartitionedCluster.indexedValues(100), 2);
         // Cut off the two owners of k<lostIndex>; member 0 is never one of them (it stays to read).
         int lostIndex = -1;
         List<MemberId> cut = null;
@@ -428,20 +426,29 @@ class PartitionedStoreTest {
         cluster.awaitSettled();
         for (PartitionedStore s : cluster.members) {
             TxMap<String, Long> each = s.map("m");
-            Await.until("the owners' copies are back at " + s.self(), () -> {
-                try {
-                    return each.get(lostKey) != null;
-                } catch (KeyUnavailableException e) {
-                    return false;
-                }
-            });
+            String[] lastRead = {"nothing yet"};
+            try {
+                Await.until("the owners' copies are back at " + s.self(), () -> {
+                    try {
+                        Long v = each.get(lostKey);
+                        lastRead[0] = "read " + v;
+                        return v != null;
+                    } catch (KeyUnavailableException e) {
+                        lastRead[0] = "refused: " + e.getMessage();
+                        return false;
+                    }
+                });
+            } catch (AssertionError e) {
+                throw new AssertionError(e.getMessage() + "; " + lostKey + " last " + lastRead[0] + "\n"
+                        + cluster.members.stream().map(PartitionedStore::describeState).toList(), e);
+            }
             assertEquals((long) lostIndex, each.get(lostKey), "the value written before the cut, at " + s.self());
             assertNull(each.get(neverWrittenLost));
         }
         writer.atomic(() -> m.put(lostKey, m.get(lostKey) + 1));
-        assertEquals((long) lostIndex + 1, cluster.agreedValue("m", lostKey, 2));
-        assertEquals(Long.parseLong(sharedKey.substring(1)) + 1000, cluster.agreedValue("m", sharedKey, 2),
-                "the write the majority made while the others were away");
+        // The lost key written again, and the write the majority made while its owners were away.
+        cluster.awaitValues("m", Map.of(lostKey, (long) lostIndex + 1,
+                sharedKey, Long.parseLong(sharedKey.substring(1)) + 1000), 2);
     }
 
     private static String firstKey(PartitionedStore s, String prefix, int limit,
@@ -468,6 +475,7 @@ class PartitionedStoreTest {
         AtomicBoolean stop = new AtomicBoolean();
         Map<Integer, Long> lastWritten = new java.util.concurrent.ConcurrentHashMap<>();
         AtomicLong increments = new AtomicLong();
+        Map<Integer, Long> incrementsOf = new java.util.concurrent.ConcurrentHashMap<>();
         List<Future<?>> running = new ArrayList<>();
         for (int w = 0; w < workers; w++) {
             int worker = w;
@@ -484,6 +492,7 @@ class PartitionedStoreTest {
                                 map.put(key, v == null ? 1 : v + 1);
                             });
                             increments.incrementAndGet();
+                            incrementsOf.merge(key, 1L, Long::sum);
                         } else {
                             s.atomic(() -> map.put(100 + worker, value));
                             lastWritten.put(100 + worker, value);
@@ -503,6 +512,7 @@ class PartitionedStoreTest {
             f.get(60, TimeUnit.SECONDS);
         }
         cluster.awaitSettled();
+        cluster.awaitValues("c", certifies ? counters(6, incrementsOf) : lastWritten, 2);
         if (certifies) {
             long total = 0;
             for (int k = 0; k < 6; k++) {
@@ -512,9 +522,6 @@ class PartitionedStoreTest {
             assertEquals(increments.get(), total, "increments lost or doubled with parallel apply");
             assertTrue(increments.get() > 20, "only " + increments.get() + " increments committed");
         } else {
-            for (Map.Entry<Integer, Long> e : lastWritten.entrySet()) {
-                assertEquals(e.getValue(), cluster.agreedValue("c", e.getKey(), 2), "key " + e.getKey());
-            }
             assertEquals(workers, lastWritten.size(), "every worker committed");
         }
     }
@@ -529,6 +536,35 @@ class PartitionedStoreTest {
         for (int i = 0; i < accounts; i++) {
             cluster.agreedValue("bank", i, 2);
         }
+    }
+
+    /** Each account's balance once the acknowledged transfers are applied (each opened with 100). */
+    private static Map<Integer, Long> balances(int accounts, Map<Integer, Long> acknowledgedDelta) {
+        Map<Integer, Long> balances = new HashMap<>();
+        for (int i = 0; i < accounts; i++) {
+            balances.put(i, 100 + acknowledgedDelta.getOrDefault(i, 0L));
+        }
+        return balances;
+    }
+
+    /** Counters 0..n-1 once the acknowledged increments are applied (null: never incremented, so absent). */
+    private static Map<Integer, Long> counters(int n, Map<Integer, Long> incrementsOf) {
+        Map<Integer, Long> counters = new HashMap<>();
+        for (int k = 0; k < n; k++) {
+            counters.put(k, incrementsOf.get(k));
+        }
+        return counters;
+    }
+
+    private static long audit(PartitionedStore s, int accounts) {
+        TxMap<Integer, Long> bank = s.map("bank");
+        return s.atomic(() -> {
+            long sum = 0;
+            for (int i = 0; i < accounts; i++) {
+                sum += bank.get(i);
+            }
+            return sum;
+        });
     }
 
     /** Transfers one unit between random accounts until stopped; records the acknowledged ones if asked. */

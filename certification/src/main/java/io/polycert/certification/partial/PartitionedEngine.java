@@ -266,6 +266,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * (it may have been lost with the connection), and nobody else can give it.
      */
     private final List<SentVote> votesToRepeat = new ArrayList<>();
+    /**
+     * This member's copies of lost keys, multicast until it delivers them itself. A member back from a minority can
+     * complete the merged view's rebalance before that view reaches its group, whose multicast then still refuses
+     * (minority view): sent once only, the copies were lost and the keys refused for ever.
+     */
+    private Message.Recover unsentRecovery;
     private long dropped;
 
     private PartitionedEngine(Builder b) {
@@ -1163,6 +1169,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (group == null) {
             return; // attach() replays the view it finds
         }
+        log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
         Set<MemberId> alive = new HashSet<>(view.members());
         // Reads and commits waiting on members that left.
         for (ReadRequest request : reads.values()) {
@@ -1216,6 +1223,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString());
             }
         }
+        multicastRecovery(view);
     }
 
     /**
@@ -1344,6 +1352,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Every transaction ordered before the rebalance has finished here: move the keys. */
     private void startRebalance(Message.Rebalance r) {
         Topology old = topology;
+        log.debug("{} starts the rebalance of {} {} (placement was {}, stale {})", self, r.epoch(), r.members(),
+                old == null ? 0 : old.epoch, stale);
         HashRing ring = new HashRing(r.members(), degree, virtualNodes);
         if (old != null) {
             Map<MemberId, List<Map.Entry<ByteKey, Versioned>>> outgoing = new HashMap<>();
@@ -1419,6 +1429,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private void completeRebalance() {
+        log.debug("{} completes the rebalance of {} (stale {})", self, topology.epoch, stale);
         installReceivedKeys(topology.epoch);
         completedPlacement = topology.epoch;
         receiving = false;
@@ -1496,12 +1507,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys", self,
                     completedPlacement, keys.size());
-            try {
-                group.multicast(topology.ring.members(), Message.encode(new Message.Recover(completedPlacement, keys,
-                        versions, values)));
-            } catch (RuntimeException e) {
-                log.warn("{} could not multicast its copies of lost keys: {}", self, e.toString());
-            }
+            unsentRecovery = new Message.Recover(completedPlacement, keys, versions, values);
+            multicastRecovery(group.view());
+        }
+    }
+
+    /** Multicasts this member's copies of lost keys to every member of its view, if it still has to. */
+    private void multicastRecovery(View view) {
+        if (unsentRecovery == null || view == null || !view.primary()) {
+            return; // sent again once a primary view is installed
+        }
+        try {
+            group.multicast(view.members(), Message.encode(unsentRecovery));
+        } catch (RuntimeException e) {
+            log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString());
         }
     }
 
@@ -1566,6 +1585,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onRecover(MemberId from, Message.Recover r) {
+        if (from.equals(self) && unsentRecovery != null && unsentRecovery.placement() == r.placement()) {
+            unsentRecovery = null; // ordered: every member delivers it at this point
+        }
         if (cutOff || deliveredRing == null) {
             return; // the regions this member adopts at its next rebalance already reflect it
         }

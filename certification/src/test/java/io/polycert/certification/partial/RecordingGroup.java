@@ -3,6 +3,7 @@ package io.polycert.certification.partial;
 import io.polycert.core.group.GroupMember;
 import io.polycert.core.group.GroupStatistics;
 import io.polycert.core.group.MemberId;
+import io.polycert.core.group.NotInMajorityException;
 import io.polycert.core.group.View;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -18,7 +19,7 @@ public final class RecordingGroup implements GroupMember {
     /** Point-to-point messages, in sending order. */
     public final List<Map.Entry<MemberId, byte[]>> sent = new ArrayList<>();
     private final MemberId self;
-    private final View view;
+    private volatile View view;
 
     public RecordingGroup(MemberId self, MemberId... others) {
         this.self = self;
@@ -37,6 +38,12 @@ public final class RecordingGroup implements GroupMember {
         return view;
     }
 
+    /** Installs a view in the group (the engine hears of it only when the test says so); in a minority view
+     * multicasts are refused, as a real group refuses them. */
+    public void install(View v) {
+        this.view = v;
+    }
+
     @Override
     public void broadcast(byte[] payload) {
         throw new UnsupportedOperationException("partial replication does not broadcast");
@@ -48,6 +55,9 @@ public final class RecordingGroup implements GroupMember {
 
     @Override
     public synchronized void multicast(Collection<MemberId> destinations, byte[] payload) {
+        if (!view.primary()) {
+            throw new NotInMajorityException(self + " is in a minority view " + view.members());
+        }
         multicasts.add(payload);
     }
 
