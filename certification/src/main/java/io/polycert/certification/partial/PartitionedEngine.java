@@ -598,8 +598,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             throw new IllegalStateException(e.getCause());
         } catch (TimeoutException e) {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
-                rollback2pc(pending);
-                throw abort(AbortCause.LOCK_TIMEOUT, "no vote from every owner within " + outcomeTimeout);
+                // Decide under the engine's lock, where the last vote decides too: without it, a vote arriving
+                // now could send the commit while we send the rollback and tell the client it aborted.
+                TransactionAbortedException timedOut = null;
+                synchronized (this) {
+                    if (!pending.outcome.isDone()) {
+                        timedOut = abort(AbortCause.LOCK_TIMEOUT, "no vote from every owner within " + outcomeTimeout);
+                        pending.outcome.completeExceptionally(timedOut);
+                        rollback2pc(pending);
+                    }
+                }
+                if (timedOut != null) {
+                    throw timedOut;
+                }
+                awaitOutcome(pending); // decided meanwhile: report that outcome (it returns at once)
+                return;
             }
             throw new OutcomeUnknownException("no outcome within " + outcomeTimeout + " (transaction " + pending.seq
                     + " may have committed)");
