@@ -19,7 +19,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInfo;
 
 /**
  * Three members in three JVMs over TCP on 127.0.0.1. One is killed with SIGKILL mid-stream: the other two must
@@ -29,7 +31,7 @@ import org.junit.jupiter.api.Test;
 class MultiProcessTcpTest {
     private final List<Proc> procs = new ArrayList<>();
     /** Where the members write their logs and delivery traces (kept after the test, for a post-mortem). */
-    private final Path traces = Path.of("target", "multi-process");
+    private Path traces;
 
     private static final class Proc {
         final Process process;
@@ -102,6 +104,11 @@ class MultiProcessTcpTest {
             }
             return null;
         }
+    }
+
+    @BeforeEach
+    void tracesOf(TestInfo test) {
+        traces = Path.of("target", "multi-process", test.getTestMethod().orElseThrow().getName());
     }
 
     @AfterEach
