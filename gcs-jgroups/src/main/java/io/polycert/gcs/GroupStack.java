@@ -204,10 +204,7 @@ public final class GroupStack {
             encrypt.setSecretKey(derive(secret, "polycert-encrypt-v1", "AES", 16));
             stack.add(encrypt);
         }
-        // NAKACK2 asks for at most 1024 missing multicasts per sender per retransmission round, by default one a
-        // second: a member that missed seconds of 8 KB traffic (stopped, then merged back) caught up at exactly
-        // 1024 a second and delivered nothing for seconds at a time (RELIABILITY.md bug 8). Ten rounds a second.
-        stack.add(new NAKACK2().setXmitInterval(100).setValue("use_mcast_xmit", false));
+        stack.add(new NAKACK2().setValue("use_mcast_xmit", false));
         stack.add(new UNICAST3());
         // Purge delivered messages from retransmission buffers often: at high rates the defaults hold gigabytes.
         stack.add(new STABLE().setDesiredAverageGossip(1000).setMaxBytes(8_000_000));
