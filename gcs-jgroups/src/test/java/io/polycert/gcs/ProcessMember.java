@@ -20,7 +20,7 @@ import org.jgroups.protocols.pbcast.NAKACK2;
 /**
  * A group member in its own JVM over TCP, for the multi-process test. Arguments: name, own port, the ports of all
  * members, optionally the size in bytes of each message (default: a few bytes) and a file to write its delivery
- * trace to. It broadcasts about once a millisecond, prints "VIEW n" for each view delivered and a "STATUS" line
+ * trace to. It broadcasts about once a millisecond, prints "VIEW n [members]" (coordinator first) for each view delivered and a "STATUS" line
  * with where its engine stands every second. On "stop" (stdin) it stops sending and prints "COUNT count hash" twice
  * a second; on "exit" it waits until nothing arrives for a second, writes the trace, prints "FINAL count hash" and
  * exits. The trace has a line "position count hash messageHash" per delivered message (count and running hash
@@ -64,7 +64,7 @@ public final class ProcessMember {
             @Override
             public void viewInstalled(View view, long position) {
                 super.viewInstalled(view, position);
-                System.out.println("VIEW " + view.size());
+                System.out.println("VIEW " + view.size() + " " + view.members()); // coordinator first
                 System.out.flush();
             }
 
@@ -75,7 +75,10 @@ public final class ProcessMember {
             }
         };
         m.group = JGroupsGroup.builder("multi-process").memberName(name).stack(stack).listener(m).stateHandler(m)
-                .maxOutstandingBytes(8 << 20).joinTimeout(Duration.ofSeconds(60)).join(); // a window that fits -Xmx256m
+                .maxOutstandingBytes(8 << 20) // a window that fits -Xmx256m
+                // A majority of the three founds the group: alone, a member that missed the others at start (a
+                // loaded machine) would found a group of its own, deliver, and later replace that history.
+                .minimumMembers(2).joinTimeout(Duration.ofSeconds(60)).join();
         System.out.println("JOINED");
         System.out.flush();
         Thread sender = new Thread(() -> {
