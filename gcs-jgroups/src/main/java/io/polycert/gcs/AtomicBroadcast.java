@@ -155,6 +155,17 @@ final class AtomicBroadcast {
         return nextDeliver;
     }
 
+    /** Where this member stands, for diagnostics and logs (engine thread). */
+    String describe() {
+        return "mode=" + mode + " epoch=" + epoch + " view=" + (installedView == null ? null : installedView.members())
+                + " hasState=" + hasState + " awaitedMarker=" + awaitedMarker + " epochMarker=" + epochMarker
+                + " nextDeliver=" + nextDeliver + " receivedUpTo=" + receivedUpTo + " log=" + log.first() + ".."
+                + log.last() + " acked=" + acked + " pending=" + pending.size()
+                + (pending.isEmpty() ? "" : " firstPending=" + pending.peekFirst().originSeq)
+                + " lastDeliveredSelf=" + lastDelivered.get(self) + " stateChunksFor=" + stateChunksFor
+                + " chunks=" + stateChunks.size() + "/" + stateChunksTotal;
+    }
+
     // ---- sending ----------------------------------------------------------------------------------------
 
     void broadcast(byte kind, byte[] payload) {
