@@ -2,9 +2,12 @@ package io.polycert.core;
 
 import io.polycert.core.codec.UnregisteredTypeException;
 import io.polycert.core.codec.ValueCodec;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
 import java.lang.invoke.MethodHandles;
@@ -395,7 +398,7 @@ public final class Stm implements AutoCloseable {
                 long now = clock.get(); // read before the slots: see enterSnapshot
                 long limit = now;
                 nextCollectAt.set(now + COLLECT_EVERY);
-                java.util.List<Slot> dead = null;
+                List<Slot> dead = null;
                 for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
                     Slot slot = it.next();
                     Thread owner = slot.owner.get();
@@ -404,7 +407,7 @@ public final class Stm implements AutoCloseable {
                         // holds nothing back, and its versions are trimmed below, once.
                         it.remove();
                         if (dead == null) {
-                            dead = new java.util.ArrayList<>();
+                            dead = new ArrayList<>();
                         }
                         dead.add(slot);
                     } else {
@@ -714,11 +717,11 @@ public final class Stm implements AutoCloseable {
                 trimRetired(keep);
                 if (retiredCount == retired.length) {
                     if (retired.length < RETIRED_CAPACITY) {
-                        retired = java.util.Arrays.copyOf(retired, retired.length * 2);
+                        retired = Arrays.copyOf(retired, retired.length * 2);
                     } else { // a long snapshot holds everything back: forget the older half
                         int half = retiredCount / 2;
                         System.arraycopy(retired, half, retired, 0, retiredCount - half);
-                        java.util.Arrays.fill(retired, retiredCount - half, retiredCount, null);
+                        Arrays.fill(retired, retiredCount - half, retiredCount, null);
                         retiredCount -= half;
                     }
                 }
@@ -752,7 +755,7 @@ public final class Stm implements AutoCloseable {
                     retired[kept++] = b;
                 }
             }
-            java.util.Arrays.fill(retired, kept, retiredCount, null);
+            Arrays.fill(retired, kept, retiredCount, null);
             retiredCount = kept;
         }
     }
