@@ -130,8 +130,8 @@ public final class Main {
                                 16), accounts, parsed.stringList("contenders", java.util.List.of("dist-ucb", "nvc"),
                                 io.polycert.bench.workload.Contenders.NAMES), parsed.doubleValue("warmup", 1, 0, 3600),
                                 parsed.doubleValue("seconds", 5, 0.1, 86_400), parsed.intValue("rounds", 3, 1, 1000),
-                                parsed.string("peer", null) != null ? java.nio.file.Path.of(parsed.string("peer", null))
-                                        : io.polycert.bench.replicated.BankVsInfinispan.defaultPeerBuild(),
+                                java.nio.file.Path.of(parsed.string("peer", io.polycert.bench.replicated
+                                        .BankVsInfinispan.defaultPeerBuild().toString())),
                                 java.nio.file.Path.of(parsed.string("out", "target/bank-vs-infinispan"))), out).run();
                 case "oracle" -> {
                     SwitchingBenchmark.Options d = SwitchingBenchmark.Options.defaults();

@@ -71,7 +71,6 @@ public final class CertificationStatistics {
         return remoteAborts.sum();
     }
 
-    /** NVC or BFC transactions sent by VC because their message would have been too large. */
     /**
      * Boxes that remote commits named but this replica no longer had (collected because no replicated state
      * reached them): each is a divergence from the originator, caused by keeping a shared box only in a variable.
@@ -80,6 +79,7 @@ public final class CertificationStatistics {
         return unknownBoxes.sum();
     }
 
+    /** NVC or BFC transactions sent by VC because their message would have been too large. */
     public long reroutedToVoting() {
         return rerouted.sum();
     }

@@ -177,6 +177,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         boolean untrackedVoteSent;
         /** When this replica last asked the originator for the vote (see {@link #askForVote}), or 0. */
         long voteAskedAt;
+        /** The ids of the boxes it creates, sorted; built when a value first names a box not found here. */
+        private long[] createdSorted;
 
         Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
                 BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local) {
@@ -190,6 +192,22 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             this.message = message;
             this.valuesOffset = valuesOffset;
             this.local = local;
+        }
+
+        /** Whether this commit creates box {@code id} (a lookup, not a scan: a commit may create thousands). */
+        boolean creates(long id) {
+            if (createdSorted == null) {
+                int n = 0;
+                long[] ids = new long[writeIds.length];
+                for (int i = 0; i < writeIds.length; i++) {
+                    if (created[i]) {
+                        ids[n++] = writeIds[i];
+                    }
+                }
+                createdSorted = Arrays.copyOf(ids, n);
+                Arrays.sort(createdSorted);
+            }
+            return Arrays.binarySearch(createdSorted, id) >= 0;
         }
     }
 
@@ -875,7 +893,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private VBox<?>[] resolveBoxes(Queued q) {
         VBox<?>[] out = new VBox<?>[q.writeIds.length];
         for (int i = 0; i < out.length; i++) {
-            out[i] = resolve(q, q.writeIds[i]);
+            out[i] = q.created[i] ? boxes.findOrCreate(q.writeIds[i], log::createBox) : resolve(q, q.writeIds[i]);
         }
         return out;
     }
@@ -903,7 +921,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (box != null) {
             return box;
         }
-        if (!createdBy(q, id) && !boxes.isRoot(id)) {
+        if (!boxes.isRoot(id) && !q.creates(id)) {
             stats.unknownBoxes.increment();
             logRateLimited(Level.ERROR, "the commit of " + q.key + " names box #" + id + ", which this replica no"
                     + " longer has: no replicated state reached it, so it was collected here (keep shared boxes"
@@ -911,15 +929,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     + " originator.");
         }
         return boxes.findOrCreate(id, log::createBox);
-    }
-
-    private static boolean createdBy(Queued q, long id) {
-        for (int i = 0; i < q.writeIds.length; i++) {
-            if (q.writeIds[i] == id) {
-                return q.created[i];
-            }
-        }
-        return false;
     }
 
     /**

@@ -32,13 +32,6 @@ public final class ProcessMember {
     private ProcessMember() {
     }
 
-    private static long fnv(long h, byte[] bytes) {
-        for (byte b : bytes) {
-            h = (h ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        return (h ^ 0xff) * 0x100000001b3L;
-    }
-
     public static void main(String[] args) throws Exception {
         String name = args[0];
         int port = Integer.parseInt(args[1]);
@@ -53,11 +46,11 @@ public final class ProcessMember {
         RecordingMember m = new RecordingMember(name) {
             @Override
             public void deliverOrdered(MemberId origin, long position, byte[] payload) {
-                hash = fnv(hash, payload);
+                hash = RecordingMember.fnv(hash, payload);
                 count++;
                 if (traceFile != null) {
                     trace.add(position + " " + count + " " + Long.toHexString(hash) + " "
-                            + Long.toHexString(fnv(0xcbf29ce484222325L, payload)));
+                            + Long.toHexString(RecordingMember.fnv(0xcbf29ce484222325L, payload)));
                 }
             }
 

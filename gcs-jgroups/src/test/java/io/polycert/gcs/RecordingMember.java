@@ -57,12 +57,16 @@ class RecordingMember implements GroupListener, StateHandler {
         }
         lastPosition = position;
         ordered.add(new String(payload, java.nio.charset.StandardCharsets.UTF_8));
-        long h = hash;
+        hash = fnv(hash, payload);
+        count++;
+    }
+
+    /** The running hash of a delivery sequence: FNV-1a over each payload, then a separator. */
+    static long fnv(long h, byte[] payload) {
         for (byte b : payload) {
             h = (h ^ (b & 0xff)) * 0x100000001b3L;
         }
-        hash = (h ^ 0xff) * 0x100000001b3L;
-        count++;
+        return (h ^ 0xff) * 0x100000001b3L;
     }
 
     @Override

@@ -58,10 +58,7 @@ final class RecordingSink implements DeliverySink {
         }
         ordered.add(s);
         count++;
-        for (byte b : payload) {
-            hash = (hash ^ (b & 0xff)) * 0x100000001b3L;
-        }
-        hash = (hash ^ 0xff) * 0x100000001b3L;
+        hash = RecordingMember.fnv(hash, payload);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.polycert.bench.gcs;
 
+import io.polycert.bench.report.Medians;
 import io.polycert.core.group.GroupListener;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
@@ -111,9 +112,9 @@ public final class BroadcastBenchmark {
                     continue;
                 }
                 int k = kind.ordinal();
-                double m = median(rate[k]);
-                rows.add(new Row(size, kind, m, m * size / 1e6, median(p50[k]), median(p99[k]), median(idle50[k]),
-                        median(idle99[k])));
+                double m = Medians.of(rate[k]);
+                rows.add(new Row(size, kind, m, m * size / 1e6, Medians.of(p50[k]), Medians.of(p99[k]),
+                        Medians.of(idle50[k]), Medians.of(idle99[k])));
             }
             print(rows.subList(rows.size() - kinds.size(), rows.size()));
         }
@@ -209,12 +210,6 @@ public final class BroadcastBenchmark {
     }
 
     private final AtomicBoolean stop = new AtomicBoolean();
-
-    static double median(double[] v) {
-        double[] s = v.clone();
-        java.util.Arrays.sort(s);
-        return s.length % 2 == 1 ? s[s.length / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-    }
 
     /** One member of any kind: counts deliveries, times its own messages, bounds what it has in flight. */
     abstract static class Member {

@@ -1,5 +1,6 @@
 package io.polycert.bench.local;
 
+import io.polycert.bench.report.Medians;
 import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -78,7 +79,7 @@ public final class LocalStmComparison {
                 if (total != INITIAL_BALANCE * bank.accounts()) {
                     throw new IllegalStateException(bank.name() + " broke the bank invariant: total " + total);
                 }
-                rows.add(new Row(mix.name(), bank.name(), median(perRound[i]), perRound[i]));
+                rows.add(new Row(mix.name(), bank.name(), Medians.of(perRound[i]), perRound[i]));
             }
         }
         print(rows);
@@ -154,12 +155,5 @@ public final class LocalStmComparison {
             }
             out.printf(Locale.ROOT, "  %-12s %-52s%s%n", row.stm(), row.mix(), sb);
         }
-    }
-
-    static double median(double[] values) {
-        double[] sorted = values.clone();
-        Arrays.sort(sorted);
-        int n = sorted.length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
     }
 }

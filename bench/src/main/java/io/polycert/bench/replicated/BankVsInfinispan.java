@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.report.Medians;
 import io.polycert.bench.report.RunResult;
 import io.polycert.bench.workload.BankWorkload;
 import io.polycert.bench.workload.BenchCluster;
@@ -8,7 +9,6 @@ import java.io.PrintStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -37,7 +37,7 @@ public final class BankVsInfinispan {
     /** One contender's turns. */
     public record Row(String contender, double[] committedPerSecond, double[] p50Micros, double[] p99Micros) {
         public double median() {
-            return BankVsInfinispan.median(committedPerSecond);
+            return Medians.of(committedPerSecond);
         }
     }
 
@@ -102,7 +102,7 @@ public final class BankVsInfinispan {
         StringBuilder csv = new StringBuilder("contender,round,commits_per_second,p50_us,p99_us\n");
         for (Row r : rows) {
             out.printf(Locale.ROOT, "%-14s %12.0f %10.0f %10.0f %14.2f%n", r.contender(), r.median(),
-                    median(r.p50Micros()), median(r.p99Micros()), r.median() / infinispan.median());
+                    Medians.of(r.p50Micros()), Medians.of(r.p99Micros()), r.median() / infinispan.median());
             for (int i = 0; i < r.committedPerSecond().length; i++) {
                 csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%.0f,%.0f%n", r.contender(), i + 1,
                         r.committedPerSecond()[i], r.p50Micros()[i], r.p99Micros()[i]));
@@ -137,12 +137,5 @@ public final class BankVsInfinispan {
 
     private static double[] column(List<double[]> rows, int i) {
         return rows.stream().mapToDouble(r -> r[i]).toArray();
-    }
-
-    static double median(double[] values) {
-        double[] v = values.clone();
-        Arrays.sort(v);
-        int n = v.length;
-        return n % 2 == 1 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
     }
 }

@@ -50,6 +50,7 @@ class BankVsInfinispanTest {
             assertTrue(r.median() > 0, r.contender() + " committed nothing\n" + printed);
         }
         assertTrue(printed.contains("x Infinispan") && printed.contains("PolyCert uniform AB"), printed);
-        assertTrue(Files.readString(out.resolve("bank-vs-infinispan.csv")).lines().count() == 5);
+        assertEquals(5, Files.readString(out.resolve("bank-vs-infinispan.csv")).lines().count(),
+                "a header and a line per contender and round");
     }
 }
