@@ -265,6 +265,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     @Override
+    public boolean usesStartTimes() {
+        return true; // the oracle's cost of a transaction runs from its start
+    }
+
+    @Override
     public long commit(CommitRequest request) {
         long start = System.nanoTime();
         long began = request.startNanos();

@@ -28,6 +28,14 @@ public interface CommitHandler extends AutoCloseable {
         return true;
     }
 
+    /**
+     * Whether this handler reads {@link CommitRequest#startNanos()}. If not, transactions do not time their
+     * start (a clock read each) and report -1.
+     */
+    default boolean usesStartTimes() {
+        return false;
+    }
+
     /** Releases the handler's resources; called by {@link Stm#close()}. */
     @Override
     default void close() {

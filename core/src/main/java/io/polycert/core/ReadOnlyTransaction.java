@@ -3,8 +3,8 @@ package io.polycert.core;
 /** Reads one snapshot; keeps no read-set, takes no lock, cannot abort. */
 final class ReadOnlyTransaction extends Transaction {
 
-    ReadOnlyTransaction(Stm stm, long snapshotVersion) {
-        super(stm, snapshotVersion);
+    ReadOnlyTransaction(Stm stm, Stm.Slot slot, long snapshotVersion) {
+        super(stm, slot, snapshotVersion);
     }
 
     @Override

@@ -10,10 +10,11 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     /** Depth of {@link Stm#readOnly} blocks nested (flat) inside this transaction: writes are refused there. */
     private int readOnlyDepth;
     private long commitVersion = -1;
-    private final long startNanos = System.nanoTime();
+    private final long startNanos;
 
-    ReadWriteTransaction(Stm stm, long snapshotVersion) {
-        super(stm, snapshotVersion);
+    ReadWriteTransaction(Stm stm, Stm.Slot slot, long snapshotVersion, long startNanos) {
+        super(stm, slot, snapshotVersion);
+        this.startNanos = startNanos;
     }
 
     @Override
@@ -113,11 +114,8 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
         return writes.value(i);
     }
 
-    VBox<?>[] writtenBoxes() {
-        return writes.boxesCopy();
-    }
-
-    Object[] writtenValues() {
-        return writes.valuesCopy();
+    /** The write-set itself, not a copy: for the commit and install paths of this transaction's STM. */
+    WriteSet writeSet() {
+        return writes;
     }
 }

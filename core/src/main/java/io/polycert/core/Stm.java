@@ -6,7 +6,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Map;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Queue;
@@ -53,6 +52,8 @@ public final class Stm implements AutoCloseable {
     private final Queue<Slot> allSlots = new ConcurrentLinkedQueue<>();
     private final Log log = new Log();
     private final CommitHandler handler;
+    /** Whether transactions note when they began (a nanoTime call each): only if the handler uses it. */
+    private final boolean timesStarts;
 
     /**
      * The newest version taken by a commit; new transactions read it as their snapshot. A commit takes its
@@ -61,11 +62,13 @@ public final class Stm implements AutoCloseable {
     final PaddedLong clock = new PaddedLong();
     /** No snapshot older than this is in use or can start: versions older than the one it sees can go. */
     private final PaddedLong keepFrom = new PaddedLong();
-    /** The clock value at which the next collection is due, whatever the threads' own counts. */
-    private final PaddedLong nextCollectAt = new PaddedLong();
-    private final AtomicBoolean collecting = new AtomicBoolean();
+    /**
+     * 1 while a thread scans the slots. Padded like the clock: it is written at every collection, and next to
+     * read-mostly objects (the handler) it would make every other thread miss on them.
+     */
+    private final PaddedLong collecting = new PaddedLong();
     /** The clock at the previous collection (read and written under {@link #collecting}). */
-    private long clockAtLastCollection = -1;
+    private final PaddedLong clockAtLastCollection = new PaddedLong();
     /** Set while a write-set is installed through the {@link CommitLog}: installs must come one at a time. */
     private final AtomicBoolean installing = new AtomicBoolean();
     /** Collect garbage once this many versions were created since the last collection. */
@@ -80,8 +83,9 @@ public final class Stm implements AutoCloseable {
         this.ids = b.ids != null ? b.ids : IdAllocator.sequential();
         this.strictCodec = b.strictCodec;
         this.boxListener = b.boxListener;
-        nextCollectAt.set(COLLECT_EVERY);
+        clockAtLastCollection.set(-1);
         this.handler = Objects.requireNonNull(b.handlerFactory.create(log), "CommitHandler.Factory returned null");
+        this.timesStarts = handler.usesStartTimes();
     }
 
     /** An embedded, non-replicated STM with default settings. */
@@ -171,12 +175,14 @@ public final class Stm implements AutoCloseable {
      */
     public <T> T atomic(Supplier<T> body) {
         Objects.requireNonNull(body, "body");
-        if (slots.get().current != null) {
+        Slot slot = slots.get();
+        if (slot.current != null) {
             return body.get();
         }
         Map<AbortCause, Integer> causes = null;
         for (int attempt = 1; ; attempt++) {
-            Transaction tx = begin();
+            checkOpen();
+            Transaction tx = begin(slot);
             T result;
             try {
                 result = body.get();
@@ -255,9 +261,14 @@ public final class Stm implements AutoCloseable {
      * @throws IllegalStateException if a transaction of this STM is already running on this thread
      */
     public Transaction begin() {
-        checkNotInTransaction();
         Slot slot = slots.get();
-        ReadWriteTransaction tx = new ReadWriteTransaction(this, enterSnapshot(slot));
+        checkNotInTransaction(slot);
+        return begin(slot);
+    }
+
+    private Transaction begin(Slot slot) {
+        ReadWriteTransaction tx = new ReadWriteTransaction(this, slot, enterSnapshot(slot),
+                timesStarts ? System.nanoTime() : -1);
         slot.current = tx;
         slot.transactionsOnThread[0]++;
         return tx;
@@ -265,9 +276,9 @@ public final class Stm implements AutoCloseable {
 
     /** Begins a read-only transaction bound to this thread. */
     public Transaction beginReadOnly() {
-        checkNotInTransaction();
         Slot slot = slots.get();
-        ReadOnlyTransaction tx = new ReadOnlyTransaction(this, enterSnapshot(slot));
+        checkNotInTransaction(slot);
+        ReadOnlyTransaction tx = new ReadOnlyTransaction(this, slot, enterSnapshot(slot));
         slot.current = tx;
         slot.transactionsOnThread[0]++;
         return tx;
@@ -341,9 +352,9 @@ public final class Stm implements AutoCloseable {
         }
     }
 
-    private void checkNotInTransaction() {
+    private void checkNotInTransaction(Slot slot) {
         checkOpen();
-        if (slots.get().current != null) {
+        if (slot.current != null) {
             throw new IllegalStateException("a transaction of " + this + " is already running on this thread;"
                     + " use stm.atomic(...) to nest");
         }
@@ -365,16 +376,18 @@ public final class Stm implements AutoCloseable {
     }
 
     void release(Transaction tx) {
-        Slot slot = slots.get();
+        Slot slot = tx.slot;
         slot.leave();
         if (slot.current == tx) {
             slot.current = null;
             slot.transactionsOnThread[0]--;
         }
-        // Mostly counted per thread, so finishing a transaction rarely reads a line other threads write; the
-        // global threshold covers threads that each run only a few transactions.
-        if (++slot.endedSinceCollect >= COLLECT_EVERY || clock.get() >= nextCollectAt.get()) {
+        // Counted per thread, so finishing a transaction reads no line other threads write. The distance its
+        // snapshot moved covers threads that each run only a few transactions while others commit many.
+        long snapshot = tx.snapshotVersion;
+        if (++slot.endedSinceCollect >= COLLECT_EVERY || snapshot - slot.snapshotAtCollect >= COLLECT_EVERY) {
             slot.endedSinceCollect = 0;
+            slot.snapshotAtCollect = snapshot;
             collectGarbage(slot);
         }
     }
@@ -393,19 +406,16 @@ public final class Stm implements AutoCloseable {
      * collection period, those of every thread, so a quiet STM keeps one version of every box.
      */
     private void collectGarbage(Slot mine) {
-        if (collecting.compareAndSet(false, true)) {
+        if (collecting.compareAndSet(0, 1)) {
             try {
                 long now = clock.get(); // read before the slots: see enterSnapshot
                 long limit = now;
-                nextCollectAt.set(now + COLLECT_EVERY);
                 List<Slot> dead = null;
-                for (Iterator<Slot> it = allSlots.iterator(); it.hasNext(); ) {
-                    Slot slot = it.next();
+                for (Slot slot : allSlots) {
                     Thread owner = slot.owner.get();
                     if (owner == null || !owner.isAlive()) {
                         // A dead thread's transaction can never be used again (only its owner may): its snapshot
-                        // holds nothing back, and its versions are trimmed below, once.
-                        it.remove();
+                        // holds nothing back, and the collector trims its versions in its place (below).
                         if (dead == null) {
                             dead = new ArrayList<>();
                         }
@@ -417,12 +427,15 @@ public final class Stm implements AutoCloseable {
                 if (limit > keepFrom.get()) {
                     keepFrom.set(limit);
                 }
-                boolean quiet = now == clockAtLastCollection;
-                clockAtLastCollection = now;
+                boolean quiet = now == clockAtLastCollection.get();
+                clockAtLastCollection.set(now);
                 if (dead != null) {
                     for (Slot slot : dead) {
                         slot.current = null;
-                        slot.cutRetired(limit);
+                        slot.trimRetired(limit); // the owner is gone and collectors run one at a time
+                        if (slot.retiredCount == 0) { // else some version may still be read: trim it later
+                            allSlots.remove(slot);
+                        }
                     }
                 }
                 if (quiet) {
@@ -433,10 +446,11 @@ public final class Stm implements AutoCloseable {
                     }
                 }
             } finally {
-                collecting.set(false);
+                collecting.set(0);
             }
         }
-        mine.trimRetired(keepFrom.get());
+        mine.keepFrom = keepFrom.get();
+        mine.trimRetired(mine.keepFrom);
     }
 
     // ---- committing -------------------------------------------------------------------------------------
@@ -448,13 +462,13 @@ public final class Stm implements AutoCloseable {
     // is still undecided, aborts it: nobody ever waits for a thread that may be descheduled. See Commit.
 
     /** Local optimistic commit of a transaction of this STM, or of a request naming its boxes. */
-    private long commitLocal(CommitRequest request, VBox<?>[] boxes, Object[] values, Slot slot) {
+    private long commitLocal(CommitRequest request, VBox<?>[] boxes, Object[] values, int n, Slot slot) {
         long snapshot = request.snapshotVersion();
         Commit commit = new Commit(false);
-        VBox.Body[] pending = new VBox.Body[boxes.length];
+        VBox.Body[] pending = new VBox.Body[n];
         int pushed = 0;
         try {
-            for (; pushed < boxes.length; pushed++) {
+            for (; pushed < n; pushed++) {
                 pending[pushed] = push(boxes[pushed], values[pushed], commit);
             }
             if (!commit.compareAndSet(Commit.LOCKING, Commit.LOCKED)) {
@@ -584,7 +598,7 @@ public final class Stm implements AutoCloseable {
      * bodies that keep older versions are remembered in the slot, to be trimmed when the oldest snapshot moves.
      */
     private void finish(VBox.Body[] pending, long version, Slot slot) {
-        long keep = keepFrom.get();
+        long keep = slot.keepFrom;
         for (VBox.Body b : pending) {
             b.finish(version);
             for (VBox.Body x = b; x != null; x = x.next) {
@@ -594,7 +608,7 @@ public final class Stm implements AutoCloseable {
                 }
             }
             if (b.next != null) {
-                slot.retire(b, keep);
+                slot.retire(b, keepFrom);
             }
         }
     }
@@ -675,7 +689,7 @@ public final class Stm implements AutoCloseable {
      * A thread's current transaction, the snapshot it reads (NONE when none), for the collector, and the bodies
      * it committed that still keep older versions.
      */
-    private static final class Slot {
+    static final class Slot {
         private static final VarHandle SNAPSHOT;
         static final long NONE = Long.MAX_VALUE;
         /** Bodies remembered for trimming; beyond this, the oldest are forgotten (they keep one older version). */
@@ -693,6 +707,13 @@ public final class Stm implements AutoCloseable {
         Transaction current;
         volatile long snapshot = NONE;
         int endedSinceCollect;
+        /** The snapshot of the transaction that last made this thread collect. */
+        long snapshotAtCollect;
+        /**
+         * {@link Stm#keepFrom} as of this thread's last collection. Commits cut below it rather than read the
+         * shared value each time: an older mark only keeps a few more versions until the next collection.
+         */
+        long keepFrom;
         /** The owner's count of running transactions of any STM, kept here so no second lookup is needed. */
         final int[] transactionsOnThread;
         /** Changed by the owner only; the collector reads them racily and only cuts (see cutRetired). */
@@ -712,9 +733,10 @@ public final class Stm implements AutoCloseable {
             SNAPSHOT.setRelease(this, NONE);
         }
 
-        void retire(VBox.Body body, long keep) {
+        void retire(VBox.Body body, PaddedLong mark) {
             if (retiredCount == retired.length) {
-                trimRetired(keep);
+                keepFrom = mark.get(); // a full buffer is worth a fresh look at the shared mark
+                trimRetired(keepFrom);
                 if (retiredCount == retired.length) {
                     if (retired.length < RETIRED_CAPACITY) {
                         retired = Arrays.copyOf(retired, retired.length * 2);
@@ -788,11 +810,11 @@ public final class Stm implements AutoCloseable {
         @Override
         public long validateAndAppend(CommitRequest request) {
             if (request instanceof ReadWriteTransaction tx && tx.stm == Stm.this) {
-                return commitLocal(tx, tx.writtenBoxes(), tx.writtenValues(), slots.get());
+                return commitLocal(tx, tx.writeSet().boxes(), tx.writeSet().values(), tx.writeSetSize(), tx.slot);
             }
             VBox<?>[] boxes = boxesOf(request);
             checkOwnBoxes(boxes);
-            return commitLocal(request, boxes, valuesOf(request), slots.get());
+            return commitLocal(request, boxes, valuesOf(request), boxes.length, slots.get());
         }
 
         @Override
@@ -829,7 +851,7 @@ public final class Stm implements AutoCloseable {
 
         private VBox<?>[] boxesOf(CommitRequest request) {
             if (request instanceof ReadWriteTransaction tx) {
-                return tx.writtenBoxes();
+                return tx.writeSet().boxesCopy();
             }
             VBox<?>[] boxes = new VBox<?>[request.writeSetSize()];
             for (int i = 0; i < boxes.length; i++) {
@@ -840,7 +862,7 @@ public final class Stm implements AutoCloseable {
 
         private Object[] valuesOf(CommitRequest request) {
             if (request instanceof ReadWriteTransaction tx) {
-                return tx.writtenValues();
+                return tx.writeSet().valuesCopy();
             }
             Object[] values = new Object[request.writeSetSize()];
             for (int i = 0; i < values.length; i++) {

@@ -17,10 +17,13 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     final Stm stm;
     final long snapshotVersion;
     final Thread owner;
+    /** The owner thread's slot in {@link #stm}: found once, at begin. */
+    final Stm.Slot slot;
     Status status = Status.ACTIVE;
 
-    Transaction(Stm stm, long snapshotVersion) {
+    Transaction(Stm stm, Stm.Slot slot, long snapshotVersion) {
         this.stm = stm;
+        this.slot = slot;
         this.snapshotVersion = snapshotVersion;
         this.owner = Thread.currentThread();
     }

@@ -103,4 +103,14 @@ final class WriteSet {
     Object[] valuesCopy() {
         return Arrays.copyOf(values, size);
     }
+
+    /** The boxes, in entries 0 to size - 1 (the array may be longer); not a copy. */
+    VBox<?>[] boxes() {
+        return boxes;
+    }
+
+    /** The values, in entries 0 to size - 1 (the array may be longer); not a copy. */
+    Object[] values() {
+        return values;
+    }
 }
