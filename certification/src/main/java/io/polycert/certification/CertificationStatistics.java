@@ -14,6 +14,7 @@ public final class CertificationStatistics {
         final LongAdder conflicts = new LongAdder();
         final LongAdder falsePositives = new LongAdder();
         final LongAdder otherAborts = new LongAdder();
+        final LongAdder outcomeUnknown = new LongAdder();
         final LongAdder bytes = new LongAdder();
         final LongAdder latencyNanos = new LongAdder();
 
@@ -31,8 +32,18 @@ public final class CertificationStatistics {
             return falsePositives.sum();
         }
 
+        /** Aborts for any other cause (the replica left, a value that cannot be encoded, ...). */
         public long otherAborts() {
             return otherAborts.sum();
+        }
+
+        /**
+         * Commits whose caller stopped waiting (outcome timeout, or interrupted) with
+         * {@link io.polycert.core.CommitOutcomeUnknownException}: neither committed nor aborted as far as this
+         * replica's caller knows; the group decided them all the same.
+         */
+        public long outcomeUnknown() {
+            return outcomeUnknown.sum();
         }
 
         /** Bytes this replica broadcast for these transactions. */

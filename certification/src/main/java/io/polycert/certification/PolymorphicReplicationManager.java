@@ -350,13 +350,15 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             throw abort;
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            // The outcome is decided by the group regardless; we only stop waiting for it.
-            throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "interrupted while waiting for the outcome"
-                    + " (the transaction may still commit)", e);
+            // The group decides regardless; we only stop waiting. Not an abort: the transaction may commit, and
+            // an abort would tell the caller nothing was written. Nor the protocol's cost: the oracle is not told.
+            stats.of(protocol).outcomeUnknown.increment();
+            throw new CommitOutcomeUnknownException(self + ": interrupted while waiting for the outcome of "
+                    + protocol + " transaction " + txId + "; it may still commit");
         } catch (TimeoutException e) {
             // As above: the group decides regardless (a VC transaction nobody waits for is voted down, sendVote).
             record(protocol, profile, costFrom, Outcome.OTHER);
-            stats.of(protocol).otherAborts.increment();
+            stats.of(protocol).outcomeUnknown.increment();
             throw new CommitOutcomeUnknownException(self + ": no outcome for " + protocol + " transaction " + txId
                     + " within " + settings.outcomeTimeout().toMillis() + " ms (view " + member.view()
                     + "); it may still commit");

@@ -40,6 +40,8 @@ class OutcomeTimeoutTest {
         assertTrue(e.getCause().getMessage().contains("may still commit"), e.getCause().getMessage());
         assertEquals(1, a.sent(Kind.ORDERED).size(), "sent once, not retried");
         assertEquals(0, a.stm.latestVersion());
+        assertEquals(1, a.manager.statistics().of(protocol).outcomeUnknown());
+        assertEquals(0, a.manager.statistics().of(protocol).otherAborts(), "not counted as an abort");
 
         // Delivered after all: decided like anywhere else (VC: its originator, which no longer waits, votes abort).
         a.manager.deliverOrdered(A, 1, a.sent(Kind.ORDERED).get(0).payload());
@@ -50,6 +52,45 @@ class OutcomeTimeoutTest {
         } else {
             assertEquals(1, a.stm.latestVersion(), "certified and installed");
             assertEquals(7L, a.stm.readOnly(x::get));
+        }
+    }
+
+    /**
+     * A caller interrupted while it waits gets the same answer as one that timed out, not an abort (which would
+     * say nothing was written, and the transaction may still commit), and keeps its interrupt flag.
+     */
+    @ParameterizedTest
+    @EnumSource(Protocol.class)
+    void anInterruptedCommitEndsAsUnknownNotAsAnAbort(Protocol protocol) throws Exception {
+        HandFedReplica a = new HandFedReplica(A, List.of(A, B), ValueCodec.standard(), protocol,
+                CertificationSettings.defaults());
+        VBox<Long> x = a.stm.root(1_000, 0L);
+        CompletableFuture<Throwable> thrown = new CompletableFuture<>();
+        Thread client = new Thread(() -> {
+            try {
+                a.stm.atomic(() -> x.put(7L));
+                thrown.complete(null);
+            } catch (Throwable t) {
+                thrown.complete(Thread.currentThread().isInterrupted() ? t : new AssertionError("flag lost", t));
+            }
+        });
+        client.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+        while (a.sent(Kind.ORDERED).isEmpty() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        assertEquals(1, a.sent(Kind.ORDERED).size(), "the commit was sent");
+        client.interrupt();
+        Throwable t = thrown.get(20, TimeUnit.SECONDS);
+        assertTrue(t instanceof CommitOutcomeUnknownException, String.valueOf(t));
+        assertTrue(t.getMessage().contains("interrupted") && t.getMessage().contains("may still commit"),
+                t.getMessage());
+        assertEquals(1, a.manager.statistics().of(protocol).outcomeUnknown());
+        assertEquals(0, a.manager.statistics().of(protocol).otherAborts());
+
+        a.manager.deliverOrdered(A, 1, a.sent(Kind.ORDERED).get(0).payload());
+        if (protocol != Protocol.VC) { // VC: its originator, no longer waiting, votes it down, as above
+            assertEquals(7L, a.stm.readOnly(x::get), "it did commit: an abort would have been a lie");
         }
     }
 }
