@@ -36,7 +36,8 @@ public final class Main {
                     + " schedules, histories checked for anomalies and lost commits");
     private static final Map<String, String> OPTIONS = Args.describe(
             "threads", "worker threads (per replica in replicated commands; default 1, radargun 8, local ones 2)",
-            "replicas", "demo, bank: replicas in this JVM (default 3); radargun: members (default 4); faults: member"
+            "replicas", "demo, bank: replicas in this JVM (default 3); bank-vs-infinispan: members of each store"
+                    + " (default 3); radargun: members (default 4); faults: member"
                     + " processes, 3 to 5, or 0 for 3 to 5 picked by each schedule's seed (default 3)",
             "keys", "radargun: key counts, comma-separated (default 1000,100000)",
             "degrees", "radargun: replication degrees, comma-separated (default 2,4)",
@@ -54,8 +55,10 @@ public final class Main {
             "apply-threads", "kv-spread: apply threads per member to compare, comma-separated, 0 for off"
                     + " (default 0,2)",
             "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
-            "seconds", "demo: run time (default 10); others: measured seconds per turn (bank 2, stmbench7 and run 5)",
-            "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast 3; run 1)",
+            "seconds", "demo: run time (default 10); others: measured seconds per turn (bank 2; stmbench7, run and"
+                    + " bank-vs-infinispan 5)",
+            "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast and"
+                    + " bank-vs-infinispan 3; run 1)",
             "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
             "warmup", "warm-up seconds before each measured turn (default 1)",
             "seed", "stmbench7, run: clients' random seed (default 42)",
@@ -67,7 +70,7 @@ public final class Main {
             "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
-                    + "decision-tree; also threshold, ucb1)",
+                    + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc)",
             "preset", "stmbench7: small (CI smoke) or full (STMBench7's sizes; default small)",
             "mixes", "stmbench7: read-dominated, read-write, write-dominated, comma-separated (default all three)",
             "long", "stmbench7: long traversals on (true, default) or off",
@@ -178,7 +181,7 @@ public final class Main {
                             new io.polycert.bench.partial.KeyValueSpreadBenchmark(new io.polycert.bench.partial
                             .KeyValueSpreadBenchmark.Options(parsed.intValue("replicas", d.members(), 1, 16),
                             parsed.intValue("threads", d.threadsPerMember(), 1, 64), d.keys(), d.spreads(),
-                            parsed.intValue("writes", 100, 0, 100) / 100.0,
+                            parsed.intValue("writes", (int) Math.round(d.writeRatio() * 100), 0, 100) / 100.0,
                             level(parsed.string("level", "serializable")), d.contenders(),
                             parsed.intList("apply-threads", d.applyThreads(), 0, 64),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",

@@ -1,6 +1,7 @@
 package io.polycert.bench.replicated;
 
 import io.polycert.bench.report.Medians;
+import io.polycert.bench.report.ReportWriter;
 import io.polycert.bench.report.RunResult;
 import io.polycert.bench.workload.BankWorkload;
 import io.polycert.bench.workload.BenchCluster;
@@ -35,7 +36,8 @@ public final class BankVsInfinispan {
     }
 
     /** One contender's turns. */
-    public record Row(String contender, double[] committedPerSecond, double[] p50Micros, double[] p99Micros) {
+    public record Row(String contender, double[] committedPerSecond, double[] abortedPerSecond, double[] p50Micros,
+            double[] p90Micros, double[] p99Micros) {
         public double median() {
             return Medians.of(committedPerSecond);
         }
@@ -56,17 +58,18 @@ public final class BankVsInfinispan {
 
     public List<Row> run() throws Exception {
         Files.createDirectories(options.output());
-        out.printf(Locale.ROOT, "Bank transfers, R = 1: PolyCert (%s) vs Infinispan %s; %d members in one JVM each,"
-                + " 1 client thread per member, %,d accounts, %d rounds of %.0f s (warm-up %.0f s), turns"
-                + " alternating%n", String.join(", ", options.contenders()), "15.2.6 (REPL_SYNC, optimistic,"
-                + " repeatable read)", options.members(), options.accounts(), options.rounds(), options.seconds(),
-                options.warmupSeconds());
         BankWorkload bank = new BankWorkload(options.accounts(), 1, 100, BankWorkload.Conflicts.RANDOM);
-        Map<String, List<double[]>> turns = new LinkedHashMap<>(); // contender -> (commits/s, p50, p99) per round
+        // contender -> per round: commits/s, aborts/s, p50, p90, p99 (microseconds)
+        Map<String, List<double[]>> turns = new LinkedHashMap<>();
         long[] peerTotal;
         try (BenchCluster cluster = ClusterKind.IN_JVM.start(options.members(), bank);
                 InfinispanPeer peer = InfinispanPeer.start(options.peerBuild(), options.members(), options.accounts(),
                         options.output().resolve("infinispan-peer.log"))) {
+            out.printf(Locale.ROOT, "Bank transfers, R = 1: PolyCert (%s) vs Infinispan %s (REPL_SYNC, optimistic,"
+                    + " repeatable read); %d members in one JVM each, 1 client thread per member, %,d accounts, %d"
+                    + " rounds of %.0f s (warm-up %.0f s), turns alternating%n", String.join(", ",
+                    options.contenders()), peer.version(), options.members(), options.accounts(), options.rounds(),
+                    options.seconds(), options.warmupSeconds());
             cluster.populate();
             for (int round = 0; round < options.rounds(); round++) {
                 boolean peerFirst = round % 2 == 1;
@@ -79,8 +82,10 @@ public final class BankVsInfinispan {
                         Integer.toString(options.members())), new PrintStream(java.io.OutputStream.nullOutputStream()))
                         .run();
                 for (RunResult r : results) {
+                    long aborts = r.abortsConflict() + r.abortsFalsePositive() + r.abortsOther();
                     turns.computeIfAbsent(r.contender(), k -> new ArrayList<>()).add(new double[] {
-                            r.committedPerSecond(), r.p50Micros(), r.p99Micros()});
+                            r.committedPerSecond(), aborts / r.seconds(), r.p50Micros(), r.p90Micros(),
+                            r.p99Micros()});
                 }
                 if (!peerFirst) {
                     peerTurn(peer, turns);
@@ -95,22 +100,23 @@ public final class BankVsInfinispan {
         }
         List<Row> rows = new ArrayList<>();
         turns.forEach((contender, list) -> rows.add(new Row(contender, column(list, 0), column(list, 1),
-                column(list, 2))));
+                column(list, 2), column(list, 3), column(list, 4))));
         Row infinispan = rows.stream().filter(r -> r.contender().equals("infinispan")).findFirst().orElseThrow();
         out.printf(Locale.ROOT, "%n%-14s %12s %10s %10s %14s%n", "contender", "commits/s", "p50 us", "p99 us",
                 "x Infinispan");
-        StringBuilder csv = new StringBuilder("contender,round,commits_per_second,p50_us,p99_us\n");
+        List<List<Object>> table = new ArrayList<>();
         for (Row r : rows) {
             out.printf(Locale.ROOT, "%-14s %12.0f %10.0f %10.0f %14.2f%n", r.contender(), r.median(),
                     Medians.of(r.p50Micros()), Medians.of(r.p99Micros()), r.median() / infinispan.median());
             for (int i = 0; i < r.committedPerSecond().length; i++) {
-                csv.append(String.format(Locale.ROOT, "%s,%d,%.1f,%.0f,%.0f%n", r.contender(), i + 1,
-                        r.committedPerSecond()[i], r.p50Micros()[i], r.p99Micros()[i]));
+                table.add(List.of(r.contender(), i + 1, r.committedPerSecond()[i], r.abortedPerSecond()[i],
+                        r.p50Micros()[i], r.p90Micros()[i], r.p99Micros()[i]));
             }
         }
         out.println("(medians of the rounds; the bank invariant held on both; Infinispan's total checked at the end)");
-        Files.writeString(options.output().resolve("bank-vs-infinispan.csv"), csv);
-        out.println("results: " + options.output().resolve("bank-vs-infinispan.csv"));
+        List<Path> files = ReportWriter.writeTable(options.output(), "bank-vs-infinispan", List.of("contender",
+                "round", "commits_per_second", "aborts_per_second", "p50_us", "p90_us", "p99_us"), table);
+        out.println("results: " + files.get(0) + ", " + files.get(1));
         out.println();
         out.println("PolyCert's group stack alone, atomic broadcast of 64-byte messages, same members:");
         new io.polycert.bench.gcs.BroadcastBenchmark(new io.polycert.bench.gcs.BroadcastBenchmark.Options(
@@ -122,7 +128,7 @@ public final class BankVsInfinispan {
     private void peerTurn(InfinispanPeer peer, Map<String, List<double[]>> turns) throws java.io.IOException {
         InfinispanPeer.Turn t = peer.run(options.warmupSeconds(), options.seconds());
         turns.computeIfAbsent("infinispan", k -> new ArrayList<>()).add(new double[] {t.committedPerSecond(),
-                t.p50Micros(), t.p99Micros()});
+                t.abortedPerSecond(), t.p50Micros(), t.p90Micros(), t.p99Micros()});
     }
 
     private static String describe(Map<String, List<double[]>> turns, int round) {

@@ -24,11 +24,16 @@ final class InfinispanPeer implements AutoCloseable {
         double committedPerSecond() {
             return commits / seconds;
         }
+
+        double abortedPerSecond() {
+            return aborts / seconds;
+        }
     }
 
     private final Process process;
     private final BufferedReader replies;
     private final PrintStream commands;
+    private String version = "?";
 
     private InfinispanPeer(Process process) {
         this.process = process;
@@ -53,10 +58,11 @@ final class InfinispanPeer implements AutoCloseable {
     /** Starts the peer with {@code members} Infinispan members and {@code accounts} accounts; its log goes to a file. */
     static InfinispanPeer start(Path buildDirectory, int members, int accounts, Path log) throws IOException {
         Path classpathFile = buildDirectory.resolve("peer-classpath.txt");
-        Path jar = buildDirectory.resolve("polycert-infinispan-peer-0.1.0-SNAPSHOT.jar");
-        if (!Files.isRegularFile(classpathFile) || !Files.isRegularFile(jar)) {
-            throw new IllegalStateException("the Infinispan peer is not built (" + classpathFile + " or " + jar
-                    + " missing): run ./mvnw -q -DskipTests package (it is a module of the build)");
+        Path jar = peerJar(buildDirectory);
+        if (!Files.isRegularFile(classpathFile) || jar == null) {
+            throw new IllegalStateException("the Infinispan peer is not built (" + classpathFile + " or "
+                    + buildDirectory.resolve("polycert-infinispan-peer-*.jar") + " missing): run ./mvnw -q"
+                    + " -DskipTests package (it is a module of the build)");
         }
         String classpath = jar.toAbsolutePath() + java.io.File.pathSeparator
                 + Files.readString(classpathFile).trim();
@@ -71,7 +77,28 @@ final class InfinispanPeer implements AutoCloseable {
             peer.close();
             throw new IllegalStateException("the Infinispan peer did not start: '" + ready + "' (see " + log + ")");
         }
+        peer.version = fields(ready, "ready").getOrDefault("version", "?");
         return peer;
+    }
+
+    /** The peer's jar in its build directory, whatever version the build gave it, or null. */
+    private static Path peerJar(Path buildDirectory) throws IOException {
+        if (!Files.isDirectory(buildDirectory)) {
+            return null;
+        }
+        try (var jars = Files.newDirectoryStream(buildDirectory, "polycert-infinispan-peer-*.jar")) {
+            for (Path jar : jars) {
+                if (!jar.getFileName().toString().endsWith("-sources.jar")) {
+                    return jar;
+                }
+            }
+        }
+        return null;
+    }
+
+    /** The Infinispan version the peer runs, as it reported it when it started. */
+    String version() {
+        return version;
     }
 
     Turn run(double warmupSeconds, double seconds) throws IOException {

@@ -52,5 +52,8 @@ class BankVsInfinispanTest {
         assertTrue(printed.contains("x Infinispan") && printed.contains("PolyCert uniform AB"), printed);
         assertEquals(5, Files.readString(out.resolve("bank-vs-infinispan.csv")).lines().count(),
                 "a header and a line per contender and round");
+        assertTrue(Files.readString(out.resolve("bank-vs-infinispan.json")).contains("\"aborts_per_second\""));
+        assertTrue(printed.matches("(?s).*vs Infinispan \\d+\\.\\d+\\.\\d+.*"),
+                "the version the peer runs, as it reported it\n" + printed);
     }
 }

@@ -34,7 +34,7 @@ import org.infinispan.util.concurrent.IsolationLevel;
  * <p>Driven over standard input and output, one command per line, so that a benchmark in another JVM (with another
  * JGroups) can interleave its turns with PolyCert's:
  * <pre>
- *   (started)                     -> ready members=3 accounts=1000
+ *   (started)                     -> ready members=3 accounts=1000 version=15.2.6.Final
  *   run WARMUP_SECONDS SECONDS    -> result commits=N aborts=N seconds=S p50us=X p90us=X p99us=X
  *   check                         -> total T expected E
  *   quit                          -> (exits)
@@ -88,7 +88,8 @@ public final class BankPeer {
         }
         PrintStream out = new PrintStream(System.out, true, StandardCharsets.UTF_8);
         BankPeer peer = new BankPeer(members, accounts);
-        out.printf(Locale.ROOT, "ready members=%d accounts=%d%n", members, accounts);
+        out.printf(Locale.ROOT, "ready members=%d accounts=%d version=%s%n", members, accounts,
+                org.infinispan.commons.util.Version.getVersion());
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try {
             for (String line; (line = in.readLine()) != null; ) {
