@@ -81,6 +81,18 @@ public final class HandFedReplica {
         return sent.stream().filter(s -> s.kind() == kind).toList();
     }
 
+    /** Waits (up to 10 s) until this replica has sent {@code count} messages of {@code kind}; returns the last. */
+    public Sent awaitSent(Kind kind, int count) throws InterruptedException {
+        long deadline = System.nanoTime() + java.util.concurrent.TimeUnit.SECONDS.toNanos(10);
+        while (sent(kind).size() < count) {
+            if (System.nanoTime() > deadline) {
+                throw new AssertionError(self + " sent " + sent(kind).size() + " " + kind + ", expected " + count);
+            }
+            Thread.sleep(5);
+        }
+        return sent(kind).get(count - 1);
+    }
+
     private final class Recording implements GroupMember {
         @Override
         public MemberId self() {

@@ -43,19 +43,19 @@ class LateVoteTest {
         VBox<Long> xAtC = c.stm.root(1_000, 0L);
 
         CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> a.stm.atomic(() -> xAtA.put(7L)));
-        Sent tx = await(a, Kind.ORDERED, 1);
+        Sent tx = a.awaitSent(Kind.ORDERED, 1);
         for (HandFedReplica r : List.of(a, b, c)) {
             r.manager.deliverOrdered(A, 1, tx.payload());
         }
-        Sent vote = await(a, Kind.RELIABLE, 1); // early validation: A voted commit at once
+        Sent vote = a.awaitSent(Kind.RELIABLE, 1); // early validation: A voted commit at once
         a.manager.deliverReliable(A, vote.payload());
         commit.get(10, TimeUnit.SECONDS); // A committed, and then left before its vote reached B or C
 
         View withoutA = new View(2, List.of(B, C), true);
         b.manager.viewInstalled(withoutA, 2);
         c.manager.viewInstalled(withoutA, 2);
-        Sent reportOfB = await(b, Kind.ORDERED, 1);
-        Sent reportOfC = await(c, Kind.ORDERED, 1);
+        Sent reportOfB = b.awaitSent(Kind.ORDERED, 1);
+        Sent reportOfC = c.awaitSent(Kind.ORDERED, 1);
         if (beforeReports) {
             b.manager.deliverReliable(A, vote.payload()); // A's own copy, late, at B only
         }
@@ -76,25 +76,14 @@ class LateVoteTest {
         assertEquals(0L, c.stm.readOnly(xAtC::get));
         // Not stuck: a transaction ordered after the resolution is decided at both.
         CompletableFuture<Void> next = CompletableFuture.runAsync(() -> b.stm.atomic(() -> xAtB.put(9L)));
-        Sent nextTx = await(b, Kind.ORDERED, 2);
+        Sent nextTx = b.awaitSent(Kind.ORDERED, 2);
         b.manager.deliverOrdered(B, position, nextTx.payload());
         c.manager.deliverOrdered(B, position, nextTx.payload());
-        Sent nextVote = await(b, Kind.RELIABLE, 1);
+        Sent nextVote = b.awaitSent(Kind.RELIABLE, 1);
         b.manager.deliverReliable(B, nextVote.payload());
         c.manager.deliverReliable(B, nextVote.payload());
         next.get(10, TimeUnit.SECONDS);
         assertEquals(9L, b.stm.readOnly(xAtB::get));
         assertEquals(9L, c.stm.readOnly(xAtC::get));
-    }
-
-    private static Sent await(HandFedReplica r, Kind kind, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (r.sent(kind).size() < count) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(r.self + " sent " + r.sent(kind).size() + " " + kind + ", expected " + count);
-            }
-            Thread.sleep(5);
-        }
-        return r.sent(kind).get(count - 1);
     }
 }

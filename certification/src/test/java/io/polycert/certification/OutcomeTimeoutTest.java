@@ -75,11 +75,7 @@ class OutcomeTimeoutTest {
             }
         });
         client.start();
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
-        while (a.sent(Kind.ORDERED).isEmpty() && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
-        assertEquals(1, a.sent(Kind.ORDERED).size(), "the commit was sent");
+        a.awaitSent(Kind.ORDERED, 1);
         client.interrupt();
         Throwable t = thrown.get(20, TimeUnit.SECONDS);
         assertTrue(t instanceof CommitOutcomeUnknownException, String.valueOf(t));

@@ -34,10 +34,10 @@ class VoteQueryTest {
         VBox<Long> xAtB = root(b.stm);
 
         CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> a.stm.atomic(() -> xAtA.put(7L)));
-        Sent tx = await(a, Kind.ORDERED, 1);
+        Sent tx = a.awaitSent(Kind.ORDERED, 1);
         a.manager.deliverOrdered(A, 1, tx.payload());
         b.manager.deliverOrdered(A, 1, tx.payload());
-        Sent vote = await(a, Kind.RELIABLE, 1); // early validation: A voted at once
+        Sent vote = a.awaitSent(Kind.RELIABLE, 1); // early validation: A voted at once
         a.manager.deliverReliable(A, vote.payload()); // ... and B never gets it
         commit.get(10, TimeUnit.SECONDS);
         assertEquals(1, a.stm.latestVersion());
@@ -53,7 +53,7 @@ class VoteQueryTest {
         assertEquals(A, queries.get(0).to());
 
         a.manager.deliverDirect(B, queries.get(0).payload());
-        Sent again = await(a, Kind.RELIABLE, 2);
+        Sent again = a.awaitSent(Kind.RELIABLE, 2);
         b.manager.deliverReliable(A, again.payload());
         assertEquals(1, b.stm.latestVersion(), "B applied the transaction");
         assertEquals(7L, b.stm.readOnly(xAtB::get));
@@ -70,12 +70,12 @@ class VoteQueryTest {
         HandFedReplica a = new HandFedReplica(A, List.of(A, B), CODEC, Protocol.VC);
         VBox<Long> xAtA = root(a.stm);
         CompletableFuture<Void> commit = CompletableFuture.runAsync(() -> a.stm.atomic(() -> xAtA.put(7L)));
-        Sent tx = await(a, Kind.ORDERED, 1);
+        Sent tx = a.awaitSent(Kind.ORDERED, 1);
         a.manager.deliverOrdered(A, 1, tx.payload());
-        Sent vote = await(a, Kind.RELIABLE, 1); // sent, and lost: not even A delivers it
+        Sent vote = a.awaitSent(Kind.RELIABLE, 1); // sent, and lost: not even A delivers it
         Thread.sleep(1100);
         a.manager.deliverReliable(B, vote(97)); // any delivery drains A's queue
-        Sent again = await(a, Kind.RELIABLE, 2);
+        Sent again = a.awaitSent(Kind.RELIABLE, 2);
         assertTrue(java.util.Arrays.equals(vote.payload(), again.payload()), "the same vote");
         a.manager.deliverReliable(A, again.payload());
         commit.get(10, TimeUnit.SECONDS);
@@ -89,16 +89,5 @@ class VoteQueryTest {
     /** An abort vote, as the originator of {@code txId} sends it. */
     private static byte[] vote(long txId) {
         return new ValueOutput(CODEC, 16).writeByte(2).writeVarLong(txId).writeBoolean(false).toByteArray();
-    }
-
-    private static Sent await(HandFedReplica r, Kind kind, int count) throws InterruptedException {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (r.sent(kind).size() < count) {
-            if (System.nanoTime() > deadline) {
-                throw new AssertionError(r.self + " sent " + r.sent(kind).size() + " " + kind + ", expected " + count);
-            }
-            Thread.sleep(5);
-        }
-        return r.sent(kind).get(count - 1);
     }
 }
