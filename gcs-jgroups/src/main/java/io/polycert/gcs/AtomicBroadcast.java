@@ -308,12 +308,6 @@ final class AtomicBroadcast {
         excludeLaggards();
     }
 
-    /**
-     * The coordinator excludes a member that holds more than {@code maxLag} fewer entries than it ordered. The
-     * group delivers on a majority, so nothing else stops such a member (a lossy link) from falling ever further
-     * behind while it and everyone else keep what it has not acknowledged; it comes back through a merge and a
-     * state transfer.
-     */
     /** Whether this member coordinates a primary view in which it waits for others' acknowledgements. */
     boolean coordinatorAwaitingAcks() {
         if (mode != Mode.NORMAL || !sequencer) {
@@ -363,16 +357,28 @@ final class AtomicBroadcast {
         }
     }
 
+    /**
+     * The coordinator excludes a member that holds more than {@code maxLag} fewer entries than it ordered, or lacks
+     * more than {@code maxLagBytes} of their payloads. The group delivers on a majority, so nothing else stops such
+     * a member (a lossy link) from falling ever further behind while it and everyone else keep what it has not
+     * acknowledged; it comes back through a merge and a state transfer.
+     */
     private void excludeLaggards() {
         if (!sequencer) {
             return;
         }
         for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
             MemberId m = e.getKey();
-            if (!m.equals(self) && receivedUpTo - e.getValue() > engine.settings.maxLag() && excluding.add(m)) {
-                engine.log.warn("{} holds {} of the {} entries ordered, more than {} behind: excluding it (it comes"
-                        + " back with the group's state)", m, e.getValue(), receivedUpTo,
-                        engine.settings.maxLag());
+            if (m.equals(self) || excluding.contains(m)) {
+                continue;
+            }
+            long entriesBehind = receivedUpTo - e.getValue();
+            long bytesBehind = log.bytesAfter(e.getValue());
+            if (entriesBehind > engine.settings.maxLag() || bytesBehind > engine.settings.maxLagBytes()) {
+                excluding.add(m);
+                engine.log.warn("{} holds {} of the {} entries ordered, {} entries and {} bytes behind (bounds {} and"
+                        + " {}): excluding it (it comes back with the group's state)", m, e.getValue(), receivedUpTo,
+                        entriesBehind, bytesBehind, engine.settings.maxLag(), engine.settings.maxLagBytes());
                 engine.transport.exclude(m);
             }
         }

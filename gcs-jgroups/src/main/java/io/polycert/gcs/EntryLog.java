@@ -9,9 +9,14 @@ import java.util.Arrays;
  */
 final class EntryLog {
     private Entry[] ring = new Entry[1024];
+    /** Per slot of {@link #ring}: payload bytes appended since the last reset, up to and including that entry. */
+    private long[] appendedUpTo = new long[1024];
     private int head; // index of first()
     private int size;
     private long first = 1;
+    /** Payload bytes appended since the last reset, and of those, the bytes up to first() - 1. */
+    private long appended;
+    private long appendedBeforeFirst;
 
     long first() {
         return first;
@@ -37,6 +42,17 @@ final class EntryLog {
         return ring[(int) ((head + (seq - first)) & (ring.length - 1))];
     }
 
+    /**
+     * Payload bytes of the entries held after {@code seq}: what a member that holds everything up to {@code seq}
+     * lacks of this log (all of it, if {@code seq} is before the log).
+     */
+    long bytesAfter(long seq) {
+        if (seq >= last()) {
+            return 0;
+        }
+        return appended - (seq < first ? appendedBeforeFirst : appendedUpTo[slot(seq)]);
+    }
+
     /** Appends the entry for {@code last() + 1}. */
     void append(Entry e) {
         if (e.seq() != last() + 1) {
@@ -44,18 +60,25 @@ final class EntryLog {
         }
         if (size == ring.length) {
             Entry[] bigger = new Entry[ring.length * 2];
+            long[] biggerTotals = new long[ring.length * 2];
             for (int i = 0; i < size; i++) {
                 bigger[i] = ring[(head + i) & (ring.length - 1)];
+                biggerTotals[i] = appendedUpTo[(head + i) & (ring.length - 1)];
             }
             ring = bigger;
+            appendedUpTo = biggerTotals;
             head = 0;
         }
-        ring[(head + size) & (ring.length - 1)] = e;
+        int slot = (head + size) & (ring.length - 1);
+        ring[slot] = e;
+        appended += e.payload().length;
+        appendedUpTo[slot] = appended;
         size++;
     }
 
     void discardUpTo(long seq) {
         while (size > 0 && first <= seq) {
+            appendedBeforeFirst = appendedUpTo[head];
             ring[head] = null;
             head = (head + 1) & (ring.length - 1);
             first++;
@@ -69,6 +92,7 @@ final class EntryLog {
             ring[(head + size - 1) & (ring.length - 1)] = null;
             size--;
         }
+        appended = size == 0 ? appendedBeforeFirst : appendedUpTo[slot(last())];
     }
 
     /** Empties the log; the next entry appended must be {@code nextSeq}. */
@@ -77,5 +101,11 @@ final class EntryLog {
         head = 0;
         size = 0;
         first = nextSeq;
+        appended = 0;
+        appendedBeforeFirst = 0;
+    }
+
+    private int slot(long seq) {
+        return (int) ((head + (seq - first)) & (ring.length - 1));
     }
 }

@@ -222,9 +222,19 @@ class SimulatedAtomicBroadcastTest {
 
     @Test
     void aMemberTooFarBehindIsExcludedAndComesBackWithTheState() {
+        aLaggardIsExcludedAndComesBack(20, Settings.DEFAULT_MAX_LAG_BYTES, "");
+    }
+
+    /** The same bound in bytes: 50 messages of 1 KB, far below the bound in entries, are 50 KB behind. */
+    @Test
+    void aMemberTooManyBytesBehindIsExcludedAndComesBackWithTheState() {
+        aLaggardIsExcludedAndComesBack(Settings.DEFAULT_MAX_LAG, 20_000, "x".repeat(1000));
+    }
+
+    private static void aLaggardIsExcludedAndComesBack(int maxLag, long maxLagBytes, String padding) {
         for (long seed = 1; seed <= 10; seed++) {
             SimNetwork net = new SimNetwork(seed, new Settings(1, TotalOrderMulticast.Variant.DECENTRALIZED, 20_000,
-                    20, Settings.DEFAULT_STALL_NANOS));
+                    maxLag, maxLagBytes, Settings.DEFAULT_STALL_NANOS));
             List<SimNetwork.Node> nodes = List.of(net.add("A"), net.add("B"), net.add("C"));
             net.installView(nodes);
             net.runUntilQuiet();
@@ -233,7 +243,7 @@ class SimulatedAtomicBroadcastTest {
             c.deafTo.add(a.index); // C hears nothing: A and B, a majority, go on without it
             c.deafTo.add(nodes.get(1).index);
             for (int i = 0; i < 50; i++) {
-                net.broadcast(a, "m" + i);
+                net.broadcast(a, "m" + i + padding);
                 net.run(20);
             }
             net.runUntilQuiet();
