@@ -333,11 +333,23 @@ final class AtomicBroadcast {
     }
 
     /**
-     * Whether this member coordinates a view change and still waits for members' answers: those that excluded it
-     * meanwhile ignore its request, since they never install its view.
+     * Whether this member coordinates a view change of more than itself that no other member has answered yet: as
+     * when the others excluded it meanwhile and ignore its request, since they never install its view. Once any
+     * other member has answered, they share the view, and one that has not answered yet may only be late: a member
+     * merged back after a stop first receives by retransmission all that was multicast while it was away, and only
+     * then this request (its silence, and that of the members waiting with us, is no sign of being ignored). One
+     * that crashed meanwhile is excluded by failure detection.
      */
-    boolean coordinatorAwaitingRecovery() {
-        return recovering != null && recoveredStates.size() < recovering.members().size();
+    boolean coordinatorIgnoredInRecovery() {
+        if (recovering == null || recovering.members().size() < 2) {
+            return false;
+        }
+        for (MemberId m : recoveredStates.keySet()) {
+            if (!m.equals(self)) {
+                return false;
+            }
+        }
+        return true;
     }
 
     /**

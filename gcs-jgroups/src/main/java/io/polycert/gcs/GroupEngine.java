@@ -109,6 +109,9 @@ final class GroupEngine {
 
     void onView(TransportView view) {
         transportView = view;
+        // The silence the stall check counts starts again at the next tick: a coordinator merged back after a stop
+        // had heard nothing for long, but its request for this view has only just gone out.
+        heardCountAtTick = -1;
         urb.suspend();
         ab.onTransportView(view);
     }
@@ -169,7 +172,8 @@ final class GroupEngine {
      * not yet held by all) is most likely no longer a member for them: stopped (SIGSTOP) long enough to be
      * excluded, it wakes up in a view nobody else has, and failure detection cannot tell it (the others answer its
      * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member. The
-     * same holds while it coordinates a view change of its own and waits for answers that never come.
+     * same holds while it coordinates a view change of its own that no other member answers; not once some have
+     * answered, as those wait silently with it, while a member merged back may get the request late.
      */
     void tick(long now) {
         if (heardFromOthers != heardCountAtTick) {
@@ -177,7 +181,7 @@ final class GroupEngine {
             lastHeardFromOthers = now;
         }
         boolean waiting = ab.coordinatingOthers() && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())
-                || ab.coordinatorAwaitingRecovery();
+                || ab.coordinatorIgnoredInRecovery();
         if (now - lastHeardFromOthers >= settings.stallNanos() && waiting) {
             ab.excludeOthers((now - lastHeardFromOthers) / 1_000_000);
         }
