@@ -172,8 +172,7 @@ final class GroupEngine {
      * not yet held by all) is most likely no longer a member for them: stopped (SIGSTOP) long enough to be
      * excluded, it wakes up in a view nobody else has, and failure detection cannot tell it (the others answer its
      * suspicions). It excludes them, finds itself in a minority, and merges back like a partitioned member. The
-     * same holds while it coordinates a view change of its own that no other member answers; not once some have
-     * answered, as those wait silently with it, while a member merged back may get the request late.
+     * same holds while it coordinates a view change of its own and waits for answers that never come.
      */
     void tick(long now) {
         if (heardFromOthers != heardCountAtTick) {
@@ -181,7 +180,7 @@ final class GroupEngine {
             lastHeardFromOthers = now;
         }
         boolean waiting = ab.coordinatingOthers() && (ab.coordinatorAwaitingAcks() || urb.awaitingOthers())
-                || ab.coordinatorIgnoredInRecovery();
+                || ab.coordinatorAwaitingRecovery();
         if (now - lastHeardFromOthers >= settings.stallNanos() && waiting) {
             ab.excludeOthers((now - lastHeardFromOthers) / 1_000_000);
         }

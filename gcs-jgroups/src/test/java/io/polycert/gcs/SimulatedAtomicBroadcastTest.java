@@ -353,34 +353,6 @@ class SimulatedAtomicBroadcastTest {
     }
 
     /**
-     * The coordinator of a view that merges back a member left behind waits in recovery for that member, which gets
-     * the request late: back from a stop, it first receives by retransmission everything multicast while it was
-     * away (in seed 103 of the fault campaign, for longer than the stall timeout). The members that answered are
-     * silent meanwhile, as they wait too. The coordinator must not take that silence for being ignored and exclude
-     * the late member (in seed 103 it did, 6 s after the merge, and the member, merged back a second time, was back
-     * 16 s after it woke up): it waits, and the member comes back with the group's history.
-     */
-    @Test
-    void aCoordinatorWaitsInRecoveryForAMemberThatGetsItsRequestLate() {
-        forSeedsOfThree((seed, net, a, b, c) -> {
-            leaveBehind(net, a, b, c);
-            net.runUntilQuiet();
-            a.held = true;
-            net.heal(b); // B coordinates the merged view
-            net.runUntilQuiet();
-            assertEquals(AtomicBroadcast.Mode.RECOVERING, b.engine.ab.mode(), "seed " + seed + ": B waits for A");
-            b.engine.tick(System.nanoTime());
-            b.engine.tick(System.nanoTime() + Settings.DEFAULT_STALL_NANOS + 1);
-            net.runUntilQuiet();
-            assertEquals(List.of(), net.excludeRequests, "seed " + seed + ": C answered, so B is no stale"
-                    + " coordinator, and A is late, not gone");
-            a.held = false;
-            net.runUntilQuiet();
-            assertMergedBack(seed, net, a, b);
-        });
-    }
-
-    /**
      * A coordinator left behind, silent for longer than the stall timeout, coordinates the view that merges it back.
      * Its silence clock starts again with that view: it does not exclude the others because their answers take
      * a while (in seed 103 it asked GMS to exclude all four 250 ms after sending its request).
