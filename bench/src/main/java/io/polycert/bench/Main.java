@@ -68,6 +68,8 @@ public final class Main {
             "replication", "faults: full (default), partial, or mixed (each schedule's seed picks full or partial)",
             "protocol", "faults: partial replication's commit protocol, total-order (default) or two-phase-commit",
             "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
+            "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
+                    + " (true or false, default false)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc)",
@@ -258,7 +260,8 @@ public final class Main {
                             Integer.MAX_VALUE)).withSchedules(parsed.intValue("schedules", d.schedules(), 1, 100_000))
                             .withMembers(members).withSeconds(parsed.intValue("seconds", d.seconds(), 5, 86_400))
                             .withFaults(types).withReplications(replications).withProtocol(
-                                    io.polycert.bench.faults.Replication.protocol(protocol)).withDegree(degree), out);
+                                    io.polycert.bench.faults.Replication.protocol(protocol)).withDegree(degree)
+                            .withEcho(parsed.flag("echo")), out);
                 }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }

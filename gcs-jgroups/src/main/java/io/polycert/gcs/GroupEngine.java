@@ -109,6 +109,9 @@ final class GroupEngine {
 
     void onView(TransportView view) {
         transportView = view;
+        // The silence the stall check counts starts again at the next tick: a coordinator merged back after a stop
+        // had heard nothing for long, but its request for this view has only just gone out.
+        heardCountAtTick = -1;
         urb.suspend();
         ab.onTransportView(view);
     }

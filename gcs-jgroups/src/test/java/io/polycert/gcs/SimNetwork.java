@@ -45,6 +45,11 @@ final class SimNetwork {
         boolean crashed;
         int partition;
         final java.util.Set<Integer> deafTo = new java.util.HashSet<>();
+        /**
+         * Receives nothing while set; what is sent to it waits in its channels. A member back from a stop is like
+         * this: it first receives by retransmission what the others multicast while it was away.
+         */
+        boolean held;
         final java.util.Set<MemberId> excludedByMe = new java.util.HashSet<>();
         boolean dirty;
 
@@ -250,6 +255,9 @@ final class SimNetwork {
                 Node target = nodes.get(to);
                 if (target.crashed) {
                     e.getValue().clear();
+                    continue;
+                }
+                if (target.held) {
                     continue;
                 }
                 ArrayDeque<byte[]> q = e.getValue();

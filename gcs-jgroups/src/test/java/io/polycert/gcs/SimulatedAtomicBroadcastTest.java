@@ -362,6 +362,41 @@ class SimulatedAtomicBroadcastTest {
         });
     }
 
+    /**
+     * A coordinator left behind, silent for longer than the stall timeout, coordinates the view that merges it back.
+     * Its silence clock starts again with that view: it does not exclude the others because their answers take
+     * a while (in seed 103 it asked GMS to exclude all four 250 ms after sending its request).
+     */
+    @Test
+    void aCoordinatorMergedBackAfterALongSilenceGivesItsNewViewTime() {
+        forSeedsOfThree((seed, net, a, b, c) -> {
+            leaveBehind(net, a, b, c);
+            net.runUntilQuiet();
+            long silentSince = System.nanoTime();
+            a.engine.tick(silentSince);
+            b.held = true;
+            c.held = true;
+            net.heal(a); // A coordinates the merged view
+            net.runUntilQuiet();
+            assertEquals(AtomicBroadcast.Mode.RECOVERING, a.engine.ab.mode(), "seed " + seed);
+            a.engine.tick(silentSince + Settings.DEFAULT_STALL_NANOS + 1);
+            net.runUntilQuiet();
+            assertEquals(List.of(), net.excludeRequests, "seed " + seed + ": A's request has only just gone out");
+            b.held = false;
+            c.held = false;
+            net.runUntilQuiet();
+            assertMergedBack(seed, net, a, b);
+        });
+    }
+
+    /** A left behind is back in one view of all three, with B's history. */
+    private static void assertMergedBack(long seed, SimNetwork net, SimNetwork.Node a, SimNetwork.Node b) {
+        assertEquals(AtomicBroadcast.Mode.NORMAL, a.engine.ab.mode(), "seed " + seed);
+        assertEquals(3, a.engine.ab.installedView().members().size(), "seed " + seed);
+        assertEquals(b.sink.hash, a.sink.hash, "seed " + seed + ": A has the group's history");
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+    }
+
     /** B and C exclude their coordinator A, which does not notice, and go on. */
     private static void leaveBehind(SimNetwork net, SimNetwork.Node a, SimNetwork.Node b, SimNetwork.Node c) {
         net.broadcast(a, "before");
