@@ -1,16 +1,21 @@
 package io.polycert.certification;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.certification.HandFedReplica.Kind;
 import io.polycert.certification.HandFedReplica.Sent;
+import io.polycert.core.CommitOutcomeUnknownException;
 import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import io.polycert.oracle.Protocol;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -35,7 +40,8 @@ class LateVoteTest {
     @ValueSource(booleans = {true, false})
     void aVoteArrivingAfterTheViewWithoutItsOriginatorIsIgnoredWhereverItArrives(boolean beforeReports)
             throws Exception {
-        HandFedReplica a = new HandFedReplica(A, List.of(A, B, C), CODEC, Protocol.VC);
+        HandFedReplica a = new HandFedReplica(A, List.of(A, B, C), CODEC, Protocol.VC,
+                CertificationSettings.defaults().withOutcomeTimeout(Duration.ofMillis(300)));
         HandFedReplica b = new HandFedReplica(B, List.of(A, B, C), CODEC, Protocol.VC);
         HandFedReplica c = new HandFedReplica(C, List.of(A, B, C), CODEC, Protocol.VC);
         VBox<Long> xAtA = a.stm.root(1_000, 0L);
@@ -48,8 +54,11 @@ class LateVoteTest {
             r.manager.deliverOrdered(A, 1, tx.payload());
         }
         Sent vote = a.awaitSent(Kind.RELIABLE, 1); // early validation: A voted commit at once
-        a.manager.deliverReliable(A, vote.payload());
-        commit.get(10, TimeUnit.SECONDS); // A committed, and then left before its vote reached B or C
+        // ... and left before anyone else held its vote. Then A cannot have delivered it either (reliable broadcast
+        // delivers once a majority holds a message, and a survivor that held it before the view would deliver it
+        // at the view change, so its report would carry it): no client was told the transaction committed.
+        ExecutionException unknown = assertThrows(ExecutionException.class, () -> commit.get(10, TimeUnit.SECONDS));
+        assertTrue(unknown.getCause() instanceof CommitOutcomeUnknownException, unknown.toString());
 
         View withoutA = new View(2, List.of(B, C), true);
         b.manager.viewInstalled(withoutA, 2);

@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.certification.HandFedReplica.Kind;
 import io.polycert.core.CommitOutcomeUnknownException;
+import io.polycert.core.Transaction;
 import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
 import io.polycert.core.group.MemberId;
@@ -15,6 +16,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -53,6 +55,20 @@ class OutcomeTimeoutTest {
             assertEquals(1, a.stm.latestVersion(), "certified and installed");
             assertEquals(7L, a.stm.readOnly(x::get));
         }
+    }
+
+    /** A transaction whose outcome is unknown says so: not aborted, which would mean nothing was written. */
+    @Test
+    void aTransactionWhoseOutcomeIsUnknownSaysSo() {
+        HandFedReplica a = new HandFedReplica(A, List.of(A, B), ValueCodec.standard(), Protocol.NVC,
+                CertificationSettings.defaults().withOutcomeTimeout(Duration.ofMillis(200)));
+        VBox<Long> x = a.stm.root(1_000, 0L);
+        Transaction tx = a.stm.begin();
+        x.put(7L);
+        assertThrows(CommitOutcomeUnknownException.class, tx::commit);
+        assertEquals(Transaction.Status.OUTCOME_UNKNOWN, tx.status());
+        IllegalStateException again = assertThrows(IllegalStateException.class, tx::commit);
+        assertTrue(again.getMessage().contains("outcome unknown"), again.getMessage());
     }
 
     /**

@@ -80,6 +80,9 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
         try {
             stm.checkEncodable(this);
             commitVersion = stm.handler().commit(this);
+        } catch (CommitOutcomeUnknownException e) {
+            end(Status.OUTCOME_UNKNOWN); // not ABORTED: it may commit
+            throw e;
         } catch (RuntimeException | Error e) {
             end(Status.ABORTED);
             throw e;

@@ -401,7 +401,8 @@ public final class Stm implements AutoCloseable {
     /**
      * Finds the oldest snapshot in use (or the clock, if none is), below which no transaction can read, and lets
      * the versions this thread committed forget the versions before them. Runs every {@link #COLLECT_EVERY}
-     * transactions of a thread or versions of the STM; the scan runs on one thread at a time. Each thread trims
+     * transactions of a thread, or when its snapshot moved that many versions; the scan runs on one thread at a
+     * time. Each thread trims
      * its own versions; the scan also trims those of dead threads, and, once nothing has committed for a whole
      * collection period, those of every thread, so a quiet STM keeps one version of every box.
      */
@@ -649,7 +650,9 @@ public final class Stm implements AutoCloseable {
             long v = version >= 0 ? version : clock.get() + 1;
             commit.setCommitted(v);
             boolean alone = clock.compareAndSet(v == version ? previous : v - 1, v);
-            finish(pending, v, slots.get());
+            Slot slot = slots.get();
+            slot.keepFrom = keepFrom.get(); // the installing thread may run no transactions that would refresh it
+            finish(pending, v, slot);
             if (!alone) {
                 throw new IllegalStateException("a local commit ran while a write-set was installed: version " + v
                         + " may now be shared by two commits; installs must not run alongside local commits");
@@ -716,7 +719,10 @@ public final class Stm implements AutoCloseable {
         long keepFrom;
         /** The owner's count of running transactions of any STM, kept here so no second lookup is needed. */
         final int[] transactionsOnThread;
-        /** Changed by the owner only; the collector reads them racily and only cuts (see cutRetired). */
+        /**
+         * Changed by the owner only, or by the collector once the owner is dead; the collector otherwise reads
+         * them racily and only cuts (see cutRetired).
+         */
         private VBox.Body[] retired = new VBox.Body[16];
         private int retiredCount;
 
@@ -810,7 +816,9 @@ public final class Stm implements AutoCloseable {
         @Override
         public long validateAndAppend(CommitRequest request) {
             if (request instanceof ReadWriteTransaction tx && tx.stm == Stm.this) {
-                return commitLocal(tx, tx.writeSet().boxes(), tx.writeSet().values(), tx.writeSetSize(), tx.slot);
+                // The transaction's slot only on its own thread: a handler may validate from another one.
+                Slot slot = Thread.currentThread() == tx.owner ? tx.slot : slots.get();
+                return commitLocal(tx, tx.writeSet().boxes(), tx.writeSet().values(), tx.writeSetSize(), slot);
             }
             VBox<?>[] boxes = boxesOf(request);
             checkOwnBoxes(boxes);

@@ -11,8 +11,11 @@ import java.util.Objects;
  */
 public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyTransaction {
 
-    /** Life cycle of a transaction. */
-    public enum Status { ACTIVE, COMMITTED, ABORTED }
+    /**
+     * Life cycle of a transaction. {@code OUTCOME_UNKNOWN}: its commit left this replica but the caller stopped
+     * waiting ({@link CommitOutcomeUnknownException}); the group decides it all the same.
+     */
+    public enum Status { ACTIVE, COMMITTED, ABORTED, OUTCOME_UNKNOWN }
 
     final Stm stm;
     final long snapshotVersion;
@@ -94,7 +97,8 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
 
     final void checkActive() {
         if (status != Status.ACTIVE) {
-            throw new IllegalStateException("transaction already " + status.name().toLowerCase() + "; begin a new one");
+            throw new IllegalStateException("transaction already " + status.name().toLowerCase().replace('_', ' ')
+                    + "; begin a new one");
         }
         checkOwner();
     }

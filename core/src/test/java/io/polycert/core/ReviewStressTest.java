@@ -895,6 +895,9 @@ class ReviewStressTest {
         int slots = slotCount(stm);
         assertTrue(versions <= Stm.COLLECT_EVERY + 2, "after " + n + " single-commit threads the box keeps "
                 + versions + " versions and the STM " + slots + " slots of dead threads");
+        // A dead thread's slot stays only until the collector has trimmed its versions.
+        assertTrue(slots <= Stm.COLLECT_EVERY + 2, "after " + n + " single-commit threads the STM keeps " + slots
+                + " slots");
     }
 
     /**

@@ -39,7 +39,7 @@ final class EntryLog {
         if (seq < first || seq > last()) {
             return null;
         }
-        return ring[(int) ((head + (seq - first)) & (ring.length - 1))];
+        return ring[slot(seq)];
     }
 
     /**

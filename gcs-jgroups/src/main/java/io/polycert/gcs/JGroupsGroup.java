@@ -69,7 +69,7 @@ public final class JGroupsGroup implements GroupMember {
                 : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView);
         this.engine = new GroupEngine(self, transport, delivery,
                 new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding, Settings.DEFAULT_MAX_LAG,
-                        Settings.DEFAULT_MAX_LAG_BYTES, stallNanos(b.stack)), loop);
+                        Settings.maxLagBytesFor(b.maxOutstandingBytes), stallNanos(b.stack)), loop);
         engine.onOwnDelivered(window::release);
         transport.handler(new Transport.Handler() {
             @Override

@@ -40,10 +40,16 @@ record Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int 
 
     static final int DEFAULT_MAX_LAG = 50_000;
     /**
-     * 512 MiB: eight times what one sender may have outstanding (64 MiB by default). The broadcast benchmark with
-     * 1 MB payloads (about 640 MB/s on loopback, machine load 16) excluded nobody with it.
+     * 512 MiB: eight times what one sender may have outstanding by default (64 MiB). The broadcast benchmark with
+     * 1 MB payloads excluded nobody with it (docs/RELIABILITY.md, bug 4).
      */
     static final long DEFAULT_MAX_LAG_BYTES = 512L << 20;
+
+    /** The bytes bound for a sender window of {@code maxOutstandingBytes}: the default, or 8 windows if larger. */
+    static long maxLagBytesFor(long maxOutstandingBytes) {
+        return Math.max(DEFAULT_MAX_LAG_BYTES, maxOutstandingBytes > Long.MAX_VALUE / 8 ? Long.MAX_VALUE
+                : 8 * maxOutstandingBytes);
+    }
     static final long DEFAULT_STALL_NANOS = 30_000_000_000L;
 
     Settings(int minimumMembers, TotalOrderMulticast.Variant tomVariant, int maxOutstanding) {

@@ -167,8 +167,10 @@ class HostileMessageFuzzTest {
         // give them a moment. Not every VC transaction has one (one whose snapshot fell out of the certification
         // window is aborted at the head without a vote), so only enough to replay is required.
         long votesDeadline = System.nanoTime() + 10_000_000_000L;
-        while (rogue.reliable.size() < byProtocol[2] && System.nanoTime() < votesDeadline) {
-            Thread.sleep(20);
+        for (int seen = -1; rogue.reliable.size() < byProtocol[2] && rogue.reliable.size() != seen
+                && System.nanoTime() < votesDeadline; ) {
+            seen = rogue.reliable.size(); // until they stop coming
+            Thread.sleep(300);
         }
         List<Captured> votes = new ArrayList<>(rogue.reliable);
         assertTrue(votes.size() > 5, "captured votes: " + votes.size() + " for " + byProtocol[2] + " VC commits");
