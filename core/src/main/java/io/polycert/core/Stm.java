@@ -71,7 +71,7 @@ public final class Stm implements AutoCloseable {
     private final PaddedLong clockAtLastCollection = new PaddedLong();
     /** Set while a write-set is installed through the {@link CommitLog}: installs must come one at a time. */
     private final AtomicBoolean installing = new AtomicBoolean();
-    /** Collect garbage once this many versions were created since the last collection. */
+    /** A thread collects after this many of its transactions, or once its snapshot moved this many versions. */
     static final int COLLECT_EVERY = 16;
     /** Spins to let a writer past its locking phase finish before aborting it. */
     private static final int ABORT_AFTER_SPINS = 64;
@@ -402,9 +402,9 @@ public final class Stm implements AutoCloseable {
      * Finds the oldest snapshot in use (or the clock, if none is), below which no transaction can read, and lets
      * the versions this thread committed forget the versions before them. Runs every {@link #COLLECT_EVERY}
      * transactions of a thread, or when its snapshot moved that many versions; the scan runs on one thread at a
-     * time. Each thread trims
-     * its own versions; the scan also trims those of dead threads, and, once nothing has committed for a whole
-     * collection period, those of every thread, so a quiet STM keeps one version of every box.
+     * time. Each thread trims its own versions; the scan also trims those of dead threads, and, once nothing has
+     * committed for a whole collection period, those of every thread, so a quiet STM keeps one version of every
+     * box.
      */
     private void collectGarbage(Slot mine) {
         if (collecting.compareAndSet(0, 1)) {
