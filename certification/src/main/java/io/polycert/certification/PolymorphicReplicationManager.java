@@ -82,7 +82,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte VOTE_QUERY = 4;
     /** How long the head of the queue waits for a vote before asking its originator to send it again. */
     private static final long VOTE_QUERY_AFTER_NANOS = 1_000_000_000L;
-    private static final int STATE_FORMAT = 2;
+    private static final int STATE_FORMAT = 3;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
 
@@ -971,6 +971,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     public void writeState(OutputStream out) throws IOException {
         ValueOutput o = new ValueOutput(codec, 1 << 16);
         o.writeVarInt(STATE_FORMAT);
+        // First, so that a joiner missing a registration stops before it decodes a value.
+        Map<Integer, String> registered = codec.registrations();
+        o.writeVarInt(registered.size());
+        registered.forEach((tag, type) -> o.writeVarInt(tag).writeString(type));
         long version = log.latestVersion();
         o.writeVarLong(version);
         List<VBox<?>> live = new ArrayList<>();
@@ -1013,9 +1017,12 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     public void readState(InputStream in) throws IOException {
         byte[] bytes = in.readAllBytes();
         ValueInput header = new ValueInput(codec, bytes, id -> null);
-        if (header.readVarInt() != STATE_FORMAT) {
-            throw new IOException("unknown state format");
+        int format = header.readVarInt();
+        if (format != STATE_FORMAT) {
+            throw new IOException("unknown state format " + format + " (this replica reads " + STATE_FORMAT
+                    + "): are all replicas on the same PolyCert version?");
         }
+        checkRegistrations(header);
         long version = header.readVarLong();
         int n = header.readLength(8);
         VBox<?>[] installed = new VBox<?>[n];
@@ -1084,6 +1091,36 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         in2.expectEnd();
         votes.keySet().removeIf(decided::containsKey); // arrived while the group decided them without us
         completeDecidedWhileAway(version);
+    }
+
+    /**
+     * A joiner must register every tag the replica sending the state registered: values of those types may be in
+     * the state or in any later commit, and a replica that cannot decode a commit drops it, so it would differ
+     * from the others from then on. Registering more is fine (a rolling upgrade adds a type replica by replica,
+     * and uses it once all have it). A tag that names another class here is only reported: tags, not class names,
+     * are the wire format, so a class may be renamed or moved between versions.
+     */
+    private void checkRegistrations(ValueInput header) throws IOException {
+        int n = header.readLength(2);
+        Map<Integer, String> theirs = new java.util.TreeMap<>();
+        for (int i = 0; i < n; i++) {
+            theirs.put(header.readVarInt(), header.readString());
+        }
+        Map<Integer, String> ours = codec.registrations();
+        StringBuilder missing = new StringBuilder();
+        theirs.forEach((tag, type) -> {
+            String here = ours.get(tag);
+            if (here == null) {
+                missing.append(missing.length() == 0 ? "" : ", ").append(tag).append('=').append(type);
+            } else if (!here.equals(type)) {
+                LOG.warn("[{}] codec tag {} is {} here and {} at the replica that sent the state: fine if the class"
+                        + " was renamed or moved, wrong if these are different types", self, tag, here, type);
+            }
+        });
+        if (missing.length() > 0) {
+            throw new IOException(self + " cannot join: it does not register codec types its group does (" + missing
+                    + "); register them with the same tags on every replica (ValueCodec.builder().register)");
+        }
     }
 
     /**

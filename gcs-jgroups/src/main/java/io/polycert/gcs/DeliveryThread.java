@@ -25,8 +25,8 @@ final class DeliveryThread implements DeliverySink {
     private volatile boolean stopped;
 
     DeliveryThread(String name, GroupListener listener, StateHandler state, Consumer<View> beforeListener,
-            Consumer<View> onView) {
-        this.target = new InlineDelivery(listener, state, beforeListener, onView);
+            Consumer<View> onView, Consumer<Exception> stateRefused) {
+        this.target = new InlineDelivery(listener, state, beforeListener, onView, stateRefused);
         this.thread = new Thread(this::run, "polycert-delivery-" + name);
         this.thread.setDaemon(true);
         this.thread.start();

@@ -22,17 +22,21 @@ final class InlineDelivery implements DeliverySink {
     private final StateHandler state;
     private final Consumer<View> beforeListener;
     private final Consumer<View> onView;
+    private final Consumer<Exception> stateRefused;
 
     /**
      * @param beforeListener sees each view before the listener does (so the group reports the new view while the
      *     listener handles it)
      * @param onView sees each view after the listener handled it
+     * @param stateRefused sees why the listener could not install the group's state (so a join fails with it)
      */
-    InlineDelivery(GroupListener listener, StateHandler state, Consumer<View> beforeListener, Consumer<View> onView) {
+    InlineDelivery(GroupListener listener, StateHandler state, Consumer<View> beforeListener, Consumer<View> onView,
+            Consumer<Exception> stateRefused) {
         this.listener = listener;
         this.state = state;
         this.beforeListener = beforeListener;
         this.onView = onView;
+        this.stateRefused = stateRefused;
     }
 
     private static void guarded(Runnable call) {
@@ -95,6 +99,7 @@ final class InlineDelivery implements DeliverySink {
             state.readState(new ByteArrayInputStream(bytes));
         } catch (Exception e) {
             LOG.error("installing the transferred state failed; this member cannot continue", e);
+            stateRefused.accept(e);
             return;
         }
         then.run();

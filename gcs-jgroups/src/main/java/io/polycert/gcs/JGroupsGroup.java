@@ -65,8 +65,10 @@ public final class JGroupsGroup implements GroupMember {
                 firstPrimaryView.complete(v);
             }
         };
-        this.delivery = b.inlineDelivery ? new InlineDelivery(b.listener, b.stateHandler, beforeListener, onView)
-                : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView);
+        Consumer<Exception> stateRefused = e -> firstPrimaryView.completeExceptionally(e);
+        this.delivery = b.inlineDelivery
+                ? new InlineDelivery(b.listener, b.stateHandler, beforeListener, onView, stateRefused)
+                : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView, stateRefused);
         this.engine = new GroupEngine(self, transport, delivery,
                 new Settings(b.minimumMembers, b.tomVariant.internal(), b.maxOutstanding, Settings.DEFAULT_MAX_LAG,
                         Settings.maxLagBytesFor(b.maxOutstandingBytes), stallNanos(b.stack)), loop);
@@ -96,7 +98,8 @@ public final class JGroupsGroup implements GroupMember {
                     + " minimumMembers, or the group's majority is unreachable)", e);
         } catch (ExecutionException e) {
             close();
-            throw new GroupJoinException("joining cluster '" + b.cluster + "' failed", e.getCause());
+            throw new GroupJoinException("joining cluster '" + b.cluster + "' failed: " + e.getCause().getMessage(),
+                    e.getCause());
         } catch (Exception e) {
             close();
             throw e;

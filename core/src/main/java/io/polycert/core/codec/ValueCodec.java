@@ -80,6 +80,16 @@ public final class ValueCodec {
         }
     }
 
+    /**
+     * The application types registered, by tag: class names, in tag order. Replicas compare them when one joins
+     * (it must register at least the tags its group does), and error messages show them.
+     */
+    public java.util.SortedMap<Integer, String> registrations() {
+        java.util.TreeMap<Integer, String> out = new java.util.TreeMap<>();
+        byTag.forEach((tag, r) -> out.put(tag, r.type.getName()));
+        return java.util.Collections.unmodifiableSortedMap(out);
+    }
+
     /** Encodes one value into a new array. */
     public byte[] toBytes(Object value) {
         ValueOutput out = new ValueOutput(this);

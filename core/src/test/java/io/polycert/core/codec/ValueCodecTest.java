@@ -158,4 +158,14 @@ class ValueCodecTest {
         stm.atomic(() -> a.put(new Point(1, 1)));
         assertEquals(new Point(1, 1), a.get());
     }
+
+    @Test
+    void registrationsListTheApplicationTypesByTag() {
+        ValueCodec reversed = ValueCodec.builder().registerEnum(Colour.class, 41).register(Point.class, 40, POINT)
+                .build();
+        assertTrue(ValueCodec.standard().registrations().isEmpty());
+        assertEquals(java.util.Map.of(40, Point.class.getName(), 41, Colour.class.getName()), codec.registrations());
+        assertEquals(List.of(40, 41), List.copyOf(reversed.registrations().keySet()), "in tag order");
+        assertThrows(UnsupportedOperationException.class, () -> codec.registrations().put(42, "x"));
+    }
 }
