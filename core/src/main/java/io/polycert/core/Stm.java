@@ -434,7 +434,7 @@ public final class Stm implements AutoCloseable {
                     for (Slot slot : dead) {
                         slot.current = null;
                         slot.trimRetired(limit); // the owner is gone and collectors run one at a time
-                        if (slot.retiredCount == 0) { // else some version may still be read: trim it later
+                        if (!slot.hasRetired()) { // else some version may still be read: trim it later
                             allSlots.remove(slot);
                         }
                     }
@@ -695,8 +695,8 @@ public final class Stm implements AutoCloseable {
     static final class Slot {
         private static final VarHandle SNAPSHOT;
         static final long NONE = Long.MAX_VALUE;
-        /** Bodies remembered for trimming; beyond this, the oldest are forgotten (they keep one older version). */
-        private static final int RETIRED_CAPACITY = 1024;
+        /** A list of remembered bodies grown past this (a long snapshot held them) is let go once empty. */
+        private static final int RETIRED_KEPT_CAPACITY = 1024;
 
         static {
             try {
@@ -720,10 +720,14 @@ public final class Stm implements AutoCloseable {
         /** The owner's count of running transactions of any STM, kept here so no second lookup is needed. */
         final int[] transactionsOnThread;
         /**
-         * Changed by the owner only, or by the collector once the owner is dead; the collector otherwise reads
-         * them racily and only cuts (see cutRetired).
+         * The bodies this thread committed that still keep older versions, from {@code retiredHead} to
+         * {@code retiredCount}, in commit order and so by version: trimming takes a prefix. None is ever dropped
+         * before it is cut, so a box written rarely does not keep the versions a long snapshot held back. Changed
+         * by the owner only, or by the collector once the owner is dead; the collector otherwise reads them racily
+         * and only cuts (see cutRetired).
          */
         private VBox.Body[] retired = new VBox.Body[16];
+        private int retiredHead;
         private int retiredCount;
 
         Slot(Thread owner, int[] transactionsOnThread) {
@@ -743,18 +747,23 @@ public final class Stm implements AutoCloseable {
             if (retiredCount == retired.length) {
                 keepFrom = mark.get(); // a full buffer is worth a fresh look at the shared mark
                 trimRetired(keepFrom);
+                if (retiredHead > 0) {
+                    int live = retiredCount - retiredHead;
+                    System.arraycopy(retired, retiredHead, retired, 0, live);
+                    Arrays.fill(retired, live, retiredCount, null);
+                    retiredHead = 0;
+                    retiredCount = live;
+                }
                 if (retiredCount == retired.length) {
-                    if (retired.length < RETIRED_CAPACITY) {
-                        retired = Arrays.copyOf(retired, retired.length * 2);
-                    } else { // a long snapshot holds everything back: forget the older half
-                        int half = retiredCount / 2;
-                        System.arraycopy(retired, half, retired, 0, retiredCount - half);
-                        Arrays.fill(retired, retiredCount - half, retiredCount, null);
-                        retiredCount -= half;
-                    }
+                    // A long snapshot holds these versions back; the list costs a reference per body it keeps.
+                    retired = Arrays.copyOf(retired, retired.length * 2);
                 }
             }
             retired[retiredCount++] = body;
+        }
+
+        boolean hasRetired() {
+            return retiredCount > retiredHead;
         }
 
         /**
@@ -764,7 +773,7 @@ public final class Stm implements AutoCloseable {
          */
         void cutRetired(long keep) {
             VBox.Body[] bodies = retired;
-            for (int i = 0, n = Math.min(retiredCount, bodies.length); i < n; i++) {
+            for (int i = Math.max(0, retiredHead), n = Math.min(retiredCount, bodies.length); i < n; i++) {
                 VBox.Body b = bodies[i];
                 if (b != null && b.owner() == null && b.version <= keep) {
                     b.next = null;
@@ -772,19 +781,25 @@ public final class Stm implements AutoCloseable {
             }
         }
 
-        /** Owner only: cuts the older versions of every remembered body at {@code keep} or before, and forgets it. */
+        /**
+         * Owner only: cuts the older versions of every remembered body at {@code keep} or before, and forgets it.
+         * The bodies are in version order, so this stops at the first one that is newer.
+         */
         void trimRetired(long keep) {
-            int kept = 0;
-            for (int i = 0; i < retiredCount; i++) {
-                VBox.Body b = retired[i];
-                if (b.version <= keep) {
-                    b.next = null;
-                } else {
-                    retired[kept++] = b;
-                }
+            int i = retiredHead;
+            while (i < retiredCount && retired[i].version <= keep) {
+                retired[i].next = null;
+                retired[i++] = null;
             }
-            Arrays.fill(retired, kept, retiredCount, null);
-            retiredCount = kept;
+            if (i == retiredCount) {
+                retiredHead = 0;
+                retiredCount = 0;
+                if (retired.length > RETIRED_KEPT_CAPACITY) {
+                    retired = new VBox.Body[16];
+                }
+            } else {
+                retiredHead = i;
+            }
         }
     }
 
