@@ -114,6 +114,19 @@ final class AtomicBroadcast {
     private long nextSeq;
     private final List<Entry> batch = new ArrayList<>();
     private int batchBytes;
+    /**
+     * Flow control: DATA this coordinator holds back, unordered, while a member that keeps acknowledging is more
+     * than a fifth of the lag bound behind. The group then runs at that member's pace instead of excluding a
+     * member that is only slower (a state transfer each time). A member whose acknowledgements stood still for a
+     * whole tick period is stopped or cut off, not slow: nothing is held for it, and the lag bound excludes it.
+     */
+    private final ArrayDeque<Entry> heldBack = new ArrayDeque<>();
+    /** How many more entries, and payload bytes, may be ordered before a member that keeps up is held for. */
+    private long orderBudget = Long.MAX_VALUE;
+    private long orderBudgetBytes = Long.MAX_VALUE;
+    /** Each member's acknowledgement at the last tick, and the members whose acknowledgement moved since. */
+    private final Map<MemberId, Long> ackedAtTick = new HashMap<>();
+    private final java.util.Set<MemberId> progressing = new java.util.HashSet<>();
     /** DATA and ACKs that arrived before we installed the epoch they belong to. */
     private final List<Entry> earlyData = new ArrayList<>();
     private final TreeMap<Ballot, Map<MemberId, Long>> earlyAcks = new TreeMap<>();
@@ -182,7 +195,7 @@ final class AtomicBroadcast {
 
     private void sendData(Pending p) {
         if (sequencer) {
-            order(self, p.originSeq, p.kind, p.payload);
+            admit(self, p.originSeq, p.kind, p.payload);
         } else {
             ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 16);
             out.writeVarLong(p.originSeq).writeByte(p.kind).writeBytes(p.payload);
@@ -199,13 +212,28 @@ final class AtomicBroadcast {
         }
         if (mode == Mode.NORMAL) {
             if (sequencer && installedView.contains(from)) {
-                order(from, originSeq, kind, payload);
+                admit(from, originSeq, kind, payload);
             }
         } else if (earlyData.size() < MAX_EARLY) {
             // A member that installed the new epoch before we did already resends to us: keep it until we
             // know whether we order this epoch (duplicates of older sends are dropped at delivery).
             earlyData.add(new Entry(0, from, originSeq, kind, payload));
         }
+    }
+
+    /** Orders a message now, or holds it back behind those already held (each origin's order is kept). */
+    private void admit(MemberId origin, long originSeq, byte kind, byte[] payload) {
+        if (!heldBack.isEmpty() || orderBudget <= 0 || orderBudgetBytes <= 0) {
+            heldBack.add(new Entry(0, origin, originSeq, kind, payload));
+        } else {
+            orderWithinBudget(origin, originSeq, kind, payload);
+        }
+    }
+
+    private void orderWithinBudget(MemberId origin, long originSeq, byte kind, byte[] payload) {
+        order(origin, originSeq, kind, payload);
+        orderBudget--;
+        orderBudgetBytes -= payload.length;
     }
 
     private void order(MemberId origin, long originSeq, byte kind, byte[] payload) {
@@ -266,6 +294,9 @@ final class AtomicBroadcast {
         long upTo = Wire.readPositive(in);
         if (b.equals(ballot) && mode == Mode.NORMAL && acked.containsKey(from)) {
             acked.merge(from, upTo, Math::max);
+            if (!heldBack.isEmpty()) {
+                excludeLaggards(); // the member held for may have caught up: order what it allows
+            }
         } else if (b.compareTo(ballot) > 0 && earlyAcks.size() < 64) {
             earlyAcks.computeIfAbsent(b, k -> new HashMap<>()).merge(from, upTo, Math::max); // we install b later
         }
@@ -371,6 +402,7 @@ final class AtomicBroadcast {
         if (!sequencer) {
             return;
         }
+        refreshBudget();
         for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
             MemberId m = e.getKey();
             if (m.equals(self) || excluding.contains(m)) {
@@ -385,6 +417,43 @@ final class AtomicBroadcast {
                         entriesBehind, bytesBehind, engine.settings.maxLag(), engine.settings.maxLagBytes());
                 engine.transport.exclude(m);
             }
+        }
+        while (mode == Mode.NORMAL && !heldBack.isEmpty() && orderBudget > 0 && orderBudgetBytes > 0) {
+            Entry d = heldBack.poll();
+            orderWithinBudget(d.origin(), d.originSeq(), d.kind(), d.payload());
+        }
+    }
+
+    /** What may be ordered before a member that keeps acknowledging falls a fifth of the lag bound behind. */
+    private void refreshBudget() {
+        long budget = Long.MAX_VALUE;
+        long budgetBytes = Long.MAX_VALUE;
+        for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
+            MemberId m = e.getKey();
+            if (!m.equals(self) && progressing.contains(m) && !excluding.contains(m)) {
+                budget = Math.min(budget, engine.settings.maxLag() / 5 - (receivedUpTo - e.getValue()));
+                budgetBytes = Math.min(budgetBytes, engine.settings.maxLagBytes() / 5 - log.bytesAfter(e.getValue()));
+            }
+        }
+        orderBudget = budget;
+        orderBudgetBytes = budgetBytes;
+    }
+
+    /**
+     * Periodic (see {@link GroupEngine#tick}): which members acknowledged anything since the last tick. Flow control
+     * waits only for those (see {@link #heldBack}).
+     */
+    void tick() {
+        progressing.clear();
+        for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
+            Long before = ackedAtTick.put(e.getKey(), e.getValue());
+            if (before != null && e.getValue() > before) {
+                progressing.add(e.getKey());
+            }
+        }
+        ackedAtTick.keySet().retainAll(acked.keySet());
+        if (mode == Mode.NORMAL) {
+            excludeLaggards(); // may release what was held for a member that stopped
         }
     }
 
@@ -483,6 +552,9 @@ final class AtomicBroadcast {
         sequencer = false;
         batch.clear();
         batchBytes = 0;
+        heldBack.clear(); // their origins send them again to the next coordinator, as they do with unordered ones
+        orderBudget = Long.MAX_VALUE;
+        orderBudgetBytes = Long.MAX_VALUE;
         recovering = null;
         recoveredStates.clear();
         excluding.clear(); // a member still in this view, excluded before, may have to be excluded again
@@ -800,6 +872,8 @@ final class AtomicBroadcast {
         ackSent = -1;
         sequencer = members.get(0).equals(self);
         nextSeq = marker + 1;
+        progressing.retainAll(members);
+        refreshBudget(); // before our own resends below: the members acknowledge the new epoch from its start
         if (sequencer) {
             for (Entry d : earlyData) {
                 if (members.contains(d.origin())) {

@@ -175,6 +175,7 @@ final class GroupEngine {
      * same holds while it coordinates a view change of its own and waits for answers that never come.
      */
     void tick(long now) {
+        ab.tick(); // flow control's progress check; what it releases goes out at the loop's flush
         if (heardFromOthers != heardCountAtTick) {
             heardCountAtTick = heardFromOthers;
             lastHeardFromOthers = now;

@@ -87,7 +87,9 @@ public final class JGroupsGroup implements GroupMember {
         loop.start(engine);
         try {
             transport.connect(b.cluster);
-            long every = Math.max(100, TimeUnit.NANOSECONDS.toMillis(stallNanos(b.stack)) / 4);
+            // Often enough for flow control's progress check, which waits for a lagging member only while its
+            // acknowledgements moved within the last tick period (AtomicBroadcast#tick).
+            long every = Math.min(TICK_MILLIS, Math.max(100, TimeUnit.NANOSECONDS.toMillis(stallNanos(b.stack)) / 4));
             ticks = channel.getProtocolStack().getTransport().getTimer().scheduleWithFixedDelay(
                     () -> loop.execute(() -> engine.tick(System.nanoTime())), every, every, TimeUnit.MILLISECONDS);
             firstPrimaryView.get(b.joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
@@ -105,6 +107,9 @@ public final class JGroupsGroup implements GroupMember {
             throw e;
         }
     }
+
+    /** How often the engine checks for stalls and lagging members, at most. */
+    static final long TICK_MILLIS = 250;
 
     /** Three failure-detection timeouts: see {@link Settings#stallNanos()}. */
     private static long stallNanos(GroupStack stack) {

@@ -263,6 +263,93 @@ class SimulatedAtomicBroadcastTest {
     }
 
     /**
+     * Flow control: a member that keeps acknowledging, only slower than the others, sets the group's pace. The
+     * coordinator holds back what would put it more than a fifth of the lag bound behind, instead of excluding it
+     * (a state transfer each time). Without flow control, 40 broadcasts while C is held put it 40 entries behind,
+     * past the bound of 20, and it was excluded.
+     */
+    @Test
+    void aSlowMemberThatKeepsAcknowledgingSetsThePaceInsteadOfBeingExcluded() {
+        for (long seed = 1; seed <= 10; seed++) {
+            SimNetwork net = fortyWhileCIsHeld(seed); // C receives nothing for a while ...
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node b = net.nodes.get(1);
+            SimNetwork.Node c = net.nodes.get(2);
+            assertTrue(a.sink.count < 2 + 40, "seed " + seed + ": A held some back for C, delivered " + a.sink.count);
+            for (int round = 0; round < 200 && c.sink.count < 42; round++) {
+                c.held = false; // ... then catches up at its own pace, acknowledging as it goes
+                net.run(40);
+                c.held = true;
+                net.run(40);
+                if (round % 5 == 4) {
+                    tick(a);
+                }
+            }
+            c.held = false;
+            net.runUntilQuiet();
+            assertEquals(List.of(), net.excludeRequests, "seed " + seed + ": nobody excluded");
+            assertEquals(42, c.sink.count, "seed " + seed);
+            assertEquals(a.sink.hash, c.sink.hash, "seed " + seed);
+            assertEquals(a.sink.hash, b.sink.hash, "seed " + seed);
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        }
+    }
+
+    /**
+     * A member that stops acknowledging (stopped, or cut off) is not waited for: after a tick period without its
+     * acknowledgements the others go on, and the lag bound excludes it; it comes back with the state.
+     */
+    @Test
+    void aMemberThatStopsAcknowledgingIsNotWaitedForAndIsExcluded() {
+        for (long seed = 1; seed <= 10; seed++) {
+            SimNetwork net = fortyWhileCIsHeld(seed); // and C stays stopped
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node c = net.nodes.get(2);
+            net.runUntilQuiet();
+            assertTrue(a.sink.count < 42, "seed " + seed + ": held back while C still counted as progressing");
+            tick(a); // C acknowledged nothing since the last tick
+            net.runUntilQuiet();
+            assertEquals(List.of(c.id), net.excludeRequests, "seed " + seed);
+            assertEquals(42, a.sink.count, "seed " + seed);
+            c.held = false; // resumed: it merges back and takes the state
+            net.heal(a);
+            net.runUntilQuiet();
+            assertEquals(a.sink.hash, c.sink.hash, "seed " + seed);
+            assertNoViolations(GroupChecks.atomicBroadcast(net));
+        }
+    }
+
+    /**
+     * Three founded members (lag bound 20) that each acknowledged something between two ticks of A's; then C
+     * receives nothing while A and B broadcast 40 messages.
+     */
+    private static SimNetwork fortyWhileCIsHeld(long seed) {
+        SimNetwork net = new SimNetwork(seed, new Settings(1, TotalOrderMulticast.Variant.DECENTRALIZED, 20_000, 20,
+                Settings.DEFAULT_MAX_LAG_BYTES, Settings.DEFAULT_STALL_NANOS));
+        List<SimNetwork.Node> nodes = List.of(net.add("A"), net.add("B"), net.add("C"));
+        net.installView(nodes);
+        net.runUntilQuiet();
+        tick(nodes.get(0));
+        net.broadcast(nodes.get(0), "first");
+        net.runUntilQuiet();
+        tick(nodes.get(0));
+        net.broadcast(nodes.get(1), "second");
+        net.runUntilQuiet();
+        tick(nodes.get(0)); // B and C acknowledged since the last tick: both count as progressing
+        nodes.get(2).held = true;
+        for (int i = 0; i < 40; i++) {
+            net.broadcast(nodes.get(i % 2), "m" + i);
+            net.run(20);
+        }
+        return net;
+    }
+
+    private static void tick(SimNetwork.Node n) {
+        n.engine.tick(System.nanoTime());
+        n.engine.flush();
+    }
+
+    /**
      * After a member far behind is excluded, each survivor reports to the new coordinator only what a member of
      * the new view may lack, not everything the excluded member lacked: with a long lag, every member sending all
      * of it at once was what exhausted the new coordinator's heap.
