@@ -273,6 +273,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     private Message.Recover unsentRecovery;
     private long dropped;
+    /**
+     * What a thread that is not delivering for the group (an apply thread, the timer, an application thread) sends
+     * while it holds this monitor, in order, sent once it lets go; null unless such a thread holds it. A group with
+     * inline delivery runs its queued deliveries on any thread that sends while the group is idle: under the
+     * monitor, which is reentrant, they would run in the middle of the step that sent. A rebalance started on an
+     * apply thread lost the "done" messages delivered while it sent its own that way: counted for no rebalance, as
+     * this member had not yet moved to the new placement, and then awaited for ever.
+     */
+    private List<Runnable> outbox;
 
     private PartitionedEngine(Builder b) {
         this.level = b.level;
@@ -308,7 +317,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     public void attach(GroupMember member) {
         Objects.requireNonNull(member, "member");
-        synchronized (this) {
+        offDeliveryThread(() -> {
             if (group != null) {
                 throw new IllegalStateException("already attached to " + group);
             }
@@ -321,10 +330,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 send(e.getKey(), e.getValue());
             }
             unsent.clear();
-        }
+        });
         View v = member.view();
         if (v != null) {
-            viewInstalled(v, -1);
+            offDeliveryThread(() -> viewInstalled(v, -1));
         }
     }
 
@@ -558,7 +567,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
                 if (destinations.contains(self)) {
-                    onPrepare(self, tx);
+                    offDeliveryThread(() -> onPrepare(self, tx));
                 }
             } else {
                 if (destinations.contains(self) && level.certifies()) {
@@ -600,16 +609,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
                 // Decide under the engine's lock, where the last vote decides too: without it, a vote arriving
                 // now could send the commit while we send the rollback and tell the client it aborted.
-                TransactionAbortedException timedOut = null;
-                synchronized (this) {
+                TransactionAbortedException[] timedOut = new TransactionAbortedException[1];
+                offDeliveryThread(() -> {
                     if (!pending.outcome.isDone()) {
-                        timedOut = abort(AbortCause.LOCK_TIMEOUT, "no vote from every owner within " + outcomeTimeout);
-                        pending.outcome.completeExceptionally(timedOut);
+                        timedOut[0] = abort(AbortCause.LOCK_TIMEOUT,
+                                "no vote from every owner within " + outcomeTimeout);
+                        pending.outcome.completeExceptionally(timedOut[0]);
                         rollback2pc(pending);
                     }
-                }
-                if (timedOut != null) {
-                    throw timedOut;
+                });
+                if (timedOut[0] != null) {
+                    throw timedOut[0];
                 }
                 awaitOutcome(pending); // decided meanwhile: report that outcome (it returns at once)
                 return;
@@ -675,7 +685,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     if (d.equals(self)) {
                         onOutcome(self, new Message.Outcome(p.seq, true));
                     } else {
-                        group.send(d, commit);
+                        send(d, commit);
                     }
                 }
                 p.outcome.complete(null);
@@ -704,11 +714,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (d.equals(self)) {
                 onOutcome(self, new Message.Outcome(p.seq, false));
             } else {
-                try {
-                    group.send(d, rollback);
-                } catch (RuntimeException e) {
-                    log.debug("rollback to {} not sent: {}", d, e.toString());
-                }
+                send(d, rollback);
             }
         }
     }
@@ -998,7 +1004,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
         }, applyPool);
         keys.forEach(k -> applyTails.put(k, written));
-        written.whenComplete((v, failure) -> applied(r, keys, written, lifeNow, after, failure));
+        written.whenComplete((v, failure) ->
+                offDeliveryThread(() -> applied(r, keys, written, lifeNow, after, failure)));
     }
 
     private synchronized void applied(Remote r, List<ByteKey> keys, CompletableFuture<Void> written, long lifeThen,
@@ -1098,7 +1105,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             lock.waiters.add(r);
             r.waitingFor = lock;
             if (r.timeout == null) {
-                r.timeout = timer.schedule(() -> lockTimedOut(r), lockTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                r.timeout = timer.schedule(() -> offDeliveryThread(() -> lockTimedOut(r)), lockTimeout.toMillis(),
+                        TimeUnit.MILLISECONDS);
             }
             return;
         }
@@ -1230,11 +1238,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         // group without a placement for its view.
         if (view.primary() && (deliveredRing != null || view.size() >= minimumMembers)) {
             byte[] payload = Message.encode(new Message.Rebalance(view.epoch(), view.members()));
-            try {
-                group.multicast(view.members(), payload);
-            } catch (RuntimeException e) {
-                log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString());
-            }
+            multicast(view.members(), payload,
+                    e -> log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString()));
         }
         multicastRecovery(view);
     }
@@ -1530,11 +1535,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (unsentRecovery == null || view == null || !view.primary()) {
             return; // sent again once a primary view is installed
         }
-        try {
-            group.multicast(view.members(), Message.encode(unsentRecovery));
-        } catch (RuntimeException e) {
-            log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString());
-        }
+        multicast(view.members(), Message.encode(unsentRecovery),
+                e -> log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString()));
     }
 
     /**
@@ -1749,11 +1751,57 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
         }
+        if (Thread.holdsLock(this) && outbox != null) {
+            outbox.add(() -> sendNow(to, payload));
+        } else {
+            sendNow(to, payload);
+        }
+    }
+
+    private void sendNow(MemberId to, byte[] payload) {
         try {
             group.send(to, payload);
         } catch (RuntimeException e) {
             log.debug("message to {} not sent: {}", to, e.toString());
         }
+    }
+
+    /** Multicasts in total order (after the monitor is released, see {@link #outbox}); a failure is reported. */
+    private void multicast(List<MemberId> to, byte[] payload, java.util.function.Consumer<RuntimeException> failed) {
+        Runnable multicast = () -> {
+            try {
+                group.multicast(to, payload);
+            } catch (RuntimeException e) {
+                failed.accept(e);
+            }
+        };
+        if (Thread.holdsLock(this) && outbox != null) {
+            outbox.add(multicast);
+        } else {
+            multicast.run();
+        }
+    }
+
+    /**
+     * Runs a step under this monitor on a thread that is not delivering for the group (an apply thread, the timer,
+     * an application thread), and sends what it sends once the monitor is released: see {@link #outbox}.
+     */
+    private void offDeliveryThread(Runnable step) {
+        List<Runnable> out;
+        synchronized (this) {
+            if (outbox != null) {
+                step.run(); // within such a step (an apply that completed at once): the outer one sends
+                return;
+            }
+            outbox = new ArrayList<>();
+            try {
+                step.run();
+            } finally {
+                out = outbox;
+                outbox = null;
+            }
+        }
+        out.forEach(Runnable::run);
     }
 
     @Override

@@ -9,6 +9,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.function.BiConsumer;
 
 /**
  * A group of {@code self} and {@code others} in view 1 that records what the engine multicasts and sends; a test
@@ -18,6 +19,11 @@ public final class RecordingGroup implements GroupMember {
     public final List<byte[]> multicasts = new ArrayList<>();
     /** Point-to-point messages, in sending order. */
     public final List<Map.Entry<MemberId, byte[]>> sent = new ArrayList<>();
+    /**
+     * Called after each point-to-point message is recorded, on the sending thread and outside this group's lock:
+     * a test can deliver there what a real group with inline delivery would deliver on that thread.
+     */
+    public volatile BiConsumer<MemberId, byte[]> onSend = (to, payload) -> { };
     private final MemberId self;
     private volatile View view;
 
@@ -62,8 +68,11 @@ public final class RecordingGroup implements GroupMember {
     }
 
     @Override
-    public synchronized void send(MemberId destination, byte[] payload) {
-        sent.add(Map.entry(destination, payload));
+    public void send(MemberId destination, byte[] payload) {
+        synchronized (this) {
+            sent.add(Map.entry(destination, payload));
+        }
+        onSend.accept(destination, payload);
     }
 
     @Override

@@ -1,0 +1,89 @@
+package io.polycert.certification.partial;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.core.group.MemberId;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * With parallel apply, the last apply before a rebalance finishes on an apply thread, and that thread starts the
+ * rebalance and sends this member's "done". A group with inline delivery (as {@code PartitionedStore} builds it)
+ * runs its queued deliveries on whichever thread sends while the group is idle, so other members' "done"
+ * messages can be delivered right there, inside that send. Driven by hand on member S of [A, B, S] when D joins.
+ */
+class ApplyThreadSendsTest {
+    private static final MemberId A = new MemberId(1, 1, "A");
+    private static final MemberId B = new MemberId(2, 2, "B");
+    private static final MemberId S = new MemberId(3, 3, "S");
+    private static final MemberId D = new MemberId(4, 4, "D");
+    private static final List<MemberId> BEFORE = List.of(A, B, S);
+    private static final List<MemberId> AFTER = List.of(A, B, S, D);
+
+    private PartitionedEngine engine;
+
+    @AfterEach
+    void close() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    @Test
+    void doneMessagesDeliveredWhileTheApplyThreadSendsItsOwnAreCounted() throws Exception {
+        engine = PartitionedEngine.builder().identity(S).consistency(ConsistencyLevel.READ_COMMITTED)
+                .applyThreads(1).build();
+        RecordingGroup group = new RecordingGroup(S, A, B);
+        engine.attach(group);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, BEFORE)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(1, 0)));
+        engine.deliverDirect(B, Message.encode(new Message.Done(1, 0)));
+        assertTrue(engine.isReady());
+        HashRing before = new HashRing(BEFORE, 2, 64);
+        HashRing after = new HashRing(AFTER, 2, 64);
+        ByteKey owned = null; // a key S keeps
+        for (int i = 0; owned == null; i++) {
+            ByteKey k = new ByteKey(new byte[] {'k', (byte) i});
+            if (before.isOwner(S, k) && after.isOwner(S, k)) {
+                owned = k;
+            }
+        }
+
+        AtomicReference<String> sentOn = new AtomicReference<>();
+        synchronized (engine) { // the apply cannot report back before the rebalance is behind it
+            engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
+                    ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(owned, new byte[] {1})), List.of())));
+            engine.deliverMulticast(A, Message.encode(new Message.Rebalance(2, AFTER)));
+            assertEquals(1, engine.epoch(), "the rebalance waits for the apply of the transaction before it");
+            // A and B reach the rebalance at the same time and their "done" messages arrive while S sends its own;
+            // the sending thread delivers them, as JGroupsGroup's engine loop does when it finds the group idle.
+            group.onSend = (to, payload) -> {
+                if (Message.decode(payload) instanceof Message.Done d && d.epoch() == 2
+                        && sentOn.compareAndSet(null, Thread.currentThread().getName())) {
+                    engine.deliverDirect(A, Message.encode(new Message.Done(2, 1, BEFORE, List.of())));
+                    engine.deliverDirect(B, Message.encode(new Message.Done(2, 1, BEFORE, List.of())));
+                }
+            };
+        }
+        await(() -> engine.epoch() == 2 && sentOn.get() != null);
+        assertTrue(sentOn.get().startsWith("polycert-partial-apply"), "sent on the apply thread: " + sentOn.get());
+        engine.deliverDirect(D, Message.encode(new Message.Done(2, 0)));
+
+        await(engine::isReady);
+        assertTrue(engine.isReady(), "S still waits for a done it was given: " + engine.describeState());
+        assertEquals(2, engine.epoch());
+        assertEquals(1, engine.ownedVersion(owned.bytes), "the write before the rebalance was applied");
+    }
+
+    private static void await(BooleanSupplier condition) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (!condition.getAsBoolean() && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+    }
+}
