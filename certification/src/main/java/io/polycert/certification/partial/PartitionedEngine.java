@@ -993,19 +993,36 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         CompletableFuture<?>[] earlier = keys.stream().map(applyTails::get).filter(Objects::nonNull)
                 .toArray(CompletableFuture[]::new);
         long lifeNow = life;
-        CompletableFuture<Void> written = CompletableFuture.allOf(earlier).thenRunAsync(() -> {
+        // The completion is attached before the write can run, so it always runs on the apply thread that wrote,
+        // never on this (delivering) thread because the write happened to be done already.
+        CompletableFuture<Void> written = new CompletableFuture<>();
+        written.whenComplete((v, failure) ->
+                offDeliveryThread(() -> applied(r, keys, written, lifeNow, after, failure)));
+        keys.forEach(k -> applyTails.put(k, written));
+        CompletableFuture.allOf(earlier).whenCompleteAsync((ignored, earlierFailed) -> {
+            if (earlierFailed != null) {
+                written.completeExceptionally(earlierFailed);
+                return;
+            }
+            Throwable failed = null;
             applyGate.readLock().lock();
             try {
                 if (life == lifeNow) {
                     writeOwned(r);
                 }
+            } catch (RuntimeException | Error e) {
+                failed = e;
             } finally {
                 applyGate.readLock().unlock();
             }
+            // Only now: the completion takes this engine's monitor, under which dropTransactionsInProgress waits
+            // for the gate.
+            if (failed == null) {
+                written.complete(null);
+            } else {
+                written.completeExceptionally(failed);
+            }
         }, applyPool);
-        keys.forEach(k -> applyTails.put(k, written));
-        written.whenComplete((v, failure) ->
-                offDeliveryThread(() -> applied(r, keys, written, lifeNow, after, failure)));
     }
 
     private synchronized void applied(Remote r, List<ByteKey> keys, CompletableFuture<Void> written, long lifeThen,
