@@ -223,6 +223,9 @@ final class AtomicBroadcast {
 
     /** Orders a message now, or holds it back behind those already held (each origin's order is kept). */
     private void admit(MemberId origin, long originSeq, byte kind, byte[] payload) {
+        if (heldBack.isEmpty() && (orderBudget <= 0 || orderBudgetBytes <= 0)) {
+            refreshBudget(); // spent before the last acknowledgements came: they may have made room
+        }
         if (!heldBack.isEmpty() || orderBudget <= 0 || orderBudgetBytes <= 0) {
             heldBack.add(new Entry(0, origin, originSeq, kind, payload));
         } else {
@@ -402,7 +405,6 @@ final class AtomicBroadcast {
         if (!sequencer) {
             return;
         }
-        refreshBudget();
         for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
             MemberId m = e.getKey();
             if (m.equals(self) || excluding.contains(m)) {
@@ -418,6 +420,7 @@ final class AtomicBroadcast {
                 engine.transport.exclude(m);
             }
         }
+        refreshBudget(); // after the exclusions: nothing is held for a member being excluded
         while (mode == Mode.NORMAL && !heldBack.isEmpty() && orderBudget > 0 && orderBudgetBytes > 0) {
             Entry d = heldBack.poll();
             orderWithinBudget(d.origin(), d.originSeq(), d.kind(), d.payload());
@@ -431,8 +434,9 @@ final class AtomicBroadcast {
         for (Map.Entry<MemberId, Long> e : acked.entrySet()) {
             MemberId m = e.getKey();
             if (!m.equals(self) && progressing.contains(m) && !excluding.contains(m)) {
-                budget = Math.min(budget, engine.settings.maxLag() / 5 - (receivedUpTo - e.getValue()));
-                budgetBytes = Math.min(budgetBytes, engine.settings.maxLagBytes() / 5 - log.bytesAfter(e.getValue()));
+                budget = Math.min(budget, Math.max(1, engine.settings.maxLag() / 5) - (receivedUpTo - e.getValue()));
+                budgetBytes = Math.min(budgetBytes,
+                        Math.max(1, engine.settings.maxLagBytes() / 5) - log.bytesAfter(e.getValue()));
             }
         }
         orderBudget = budget;

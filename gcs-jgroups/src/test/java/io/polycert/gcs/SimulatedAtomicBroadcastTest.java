@@ -289,6 +289,10 @@ class SimulatedAtomicBroadcastTest {
             net.runUntilQuiet();
             assertEquals(List.of(), net.excludeRequests, "seed " + seed + ": nobody excluded");
             assertEquals(42, c.sink.count, "seed " + seed);
+            // C has caught up: the next broadcast is ordered at once, not held until a tick notices
+            net.broadcast(b, "after");
+            net.runUntilQuiet();
+            assertEquals(43, c.sink.count, "seed " + seed + ": held back on a budget from before C caught up");
             assertEquals(a.sink.hash, c.sink.hash, "seed " + seed);
             assertEquals(a.sink.hash, b.sink.hash, "seed " + seed);
             assertNoViolations(GroupChecks.atomicBroadcast(net));
