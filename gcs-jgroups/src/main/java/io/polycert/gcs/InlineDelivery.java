@@ -28,7 +28,8 @@ final class InlineDelivery implements DeliverySink {
      * @param beforeListener sees each view before the listener does (so the group reports the new view while the
      *     listener handles it)
      * @param onView sees each view after the listener handled it
-     * @param stateRefused sees why the listener could not install the group's state (so a join fails with it)
+     * @param stateRefused sees why the listener could not install the group's state (a join fails with it; a member
+     *     back from a minority leaves)
      */
     InlineDelivery(GroupListener listener, StateHandler state, Consumer<View> beforeListener, Consumer<View> onView,
             Consumer<Exception> stateRefused) {
@@ -98,7 +99,7 @@ final class InlineDelivery implements DeliverySink {
         try {
             state.readState(new ByteArrayInputStream(bytes));
         } catch (Exception e) {
-            LOG.error("installing the transferred state failed; this member cannot continue", e);
+            LOG.error("installing the transferred state failed; this member cannot continue and leaves the group", e);
             stateRefused.accept(e);
             return;
         }

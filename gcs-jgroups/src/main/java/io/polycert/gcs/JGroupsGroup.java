@@ -65,7 +65,15 @@ public final class JGroupsGroup implements GroupMember {
                 firstPrimaryView.complete(v);
             }
         };
-        Consumer<Exception> stateRefused = e -> firstPrimaryView.completeExceptionally(e);
+        Consumer<Exception> stateRefused = e -> {
+            if (!firstPrimaryView.completeExceptionally(e)) {
+                // Back from a minority and unable to take the group's state: it would count toward majorities and
+                // never deliver again. It leaves (not on this thread: leaving waits for the delivery it is in).
+                Thread leave = new Thread(this::close, "polycert-leave-" + name);
+                leave.setDaemon(true);
+                leave.start();
+            }
+        };
         this.delivery = b.inlineDelivery
                 ? new InlineDelivery(b.listener, b.stateHandler, beforeListener, onView, stateRefused)
                 : new DeliveryThread(b.memberName, b.listener, b.stateHandler, beforeListener, onView, stateRefused);

@@ -275,13 +275,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private long dropped;
     /**
      * What a thread that is not delivering for the group (an apply thread, the timer, an application thread) sends
-     * while it holds this monitor, in order, sent once it lets go; null unless such a thread holds it. A group with
-     * inline delivery runs its queued deliveries on any thread that sends while the group is idle: under the
-     * monitor, which is reentrant, they would run in the middle of the step that sent. A rebalance started on an
-     * apply thread lost the "done" messages delivered while it sent its own that way: counted for no rebalance, as
-     * this member had not yet moved to the new placement, and then awaited for ever.
+     * while it holds this monitor, sent once it lets go. A group with inline delivery runs its queued deliveries on
+     * any thread that sends while the group is idle: under the monitor, which is reentrant, they would run in the
+     * middle of the step that sent. A rebalance started on an apply thread lost the "done" messages delivered while
+     * it sent its own that way: counted for no rebalance, as this member had not yet moved to the new placement,
+     * and then awaited for ever. One queue for the whole engine, drained by one thread at a time, and used by every
+     * send under the monitor while it holds anything: messages leave in the order the steps that sent them held
+     * the monitor (a read's reply before the invalidation of its key by a later write, say). Guarded by this.
      */
-    private List<Runnable> outbox;
+    private final ArrayDeque<Runnable> outbox = new ArrayDeque<>();
+    /** Steps of non-delivering threads under way (nested ones too), and whether a thread drains the outbox. */
+    private int offDeliverySteps;
+    private boolean drainingOutbox;
 
     private PartitionedEngine(Builder b) {
         this.level = b.level;
@@ -1768,11 +1773,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
         }
-        if (Thread.holdsLock(this) && outbox != null) {
-            outbox.add(() -> sendNow(to, payload));
-        } else {
+        if (!queued(() -> sendNow(to, payload))) {
             sendNow(to, payload);
         }
+    }
+
+    /** Queues a send in the outbox if this thread holds the monitor and the outbox is in use (see {@link #outbox}). */
+    private boolean queued(Runnable send) {
+        if (Thread.holdsLock(this) && (offDeliverySteps > 0 || drainingOutbox || !outbox.isEmpty())) {
+            outbox.add(send);
+            return true;
+        }
+        return false;
     }
 
     private void sendNow(MemberId to, byte[] payload) {
@@ -1792,9 +1804,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 failed.accept(e);
             }
         };
-        if (Thread.holdsLock(this) && outbox != null) {
-            outbox.add(multicast);
-        } else {
+        if (!queued(multicast)) {
             multicast.run();
         }
     }
@@ -1804,21 +1814,55 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * an application thread), and sends what it sends once the monitor is released: see {@link #outbox}.
      */
     private void offDeliveryThread(Runnable step) {
-        List<Runnable> out;
-        synchronized (this) {
-            if (outbox != null) {
-                step.run(); // within such a step (an apply that completed at once): the outer one sends
-                return;
+        if (Thread.holdsLock(this) && offDeliverySteps == 0) {
+            // Within a delivery, which holds the monitor already: the group queues what it sends, as for any
+            // delivery, and queuing it here would leave it to no thread.
+            step.run();
+            return;
+        }
+        try {
+            synchronized (this) {
+                offDeliverySteps++;
+                try {
+                    step.run();
+                } finally {
+                    offDeliverySteps--;
+                }
             }
-            outbox = new ArrayList<>();
-            try {
-                step.run();
-            } finally {
-                out = outbox;
-                outbox = null;
+        } finally {
+            if (!Thread.holdsLock(this)) { // else a step this one runs within sends it, once it lets go
+                drainOutbox();
             }
         }
-        out.forEach(Runnable::run);
+    }
+
+    /** Sends what the outbox holds, in order, outside the monitor; one thread at a time. */
+    private void drainOutbox() {
+        synchronized (this) {
+            if (drainingOutbox || outbox.isEmpty()) {
+                return; // the thread draining sends what was queued, ours included
+            }
+            drainingOutbox = true;
+        }
+        Runnable next = null;
+        try {
+            while (true) {
+                synchronized (this) {
+                    next = outbox.poll();
+                    if (next == null) {
+                        drainingOutbox = false;
+                        return;
+                    }
+                }
+                next.run();
+            }
+        } finally {
+            if (next != null) { // a send threw: let another thread drain the rest
+                synchronized (this) {
+                    drainingOutbox = false;
+                }
+            }
+        }
     }
 
     @Override
