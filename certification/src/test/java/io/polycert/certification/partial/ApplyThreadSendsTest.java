@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.group.MemberId;
+import io.polycert.core.group.View;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -36,13 +37,7 @@ class ApplyThreadSendsTest {
 
     @Test
     void doneMessagesDeliveredWhileTheApplyThreadSendsItsOwnAreCounted() throws Exception {
-        engine = PartitionedEngine.builder().identity(S).consistency(ConsistencyLevel.READ_COMMITTED)
-                .applyThreads(1).build();
-        RecordingGroup group = new RecordingGroup(S, A, B);
-        engine.attach(group);
-        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, BEFORE)));
-        engine.deliverDirect(A, Message.encode(new Message.Done(1, 0)));
-        engine.deliverDirect(B, Message.encode(new Message.Done(1, 0)));
+        RecordingGroup group = placedOnBefore();
         assertTrue(engine.isReady());
         HashRing before = new HashRing(BEFORE, 2, 64);
         HashRing after = new HashRing(AFTER, 2, 64);
@@ -78,6 +73,58 @@ class ApplyThreadSendsTest {
         assertTrue(engine.isReady(), "S still waits for a done it was given: " + engine.describeState());
         assertEquals(2, engine.epoch());
         assertEquals(1, engine.ownedVersion(owned.bytes), "the write before the rebalance was applied");
+    }
+
+    /**
+     * What a delivery sends while an apply thread is still sending what its step queued leaves after it: messages
+     * leave in the order their steps held the engine's monitor. Here the apply thread's first "done" is held up in
+     * the network; meanwhile a view is delivered, whose rebalance proposal must wait behind the other "done".
+     */
+    @Test
+    void aDeliverysMessagesDoNotOvertakeThoseAnApplyThreadIsStillSending() throws Exception {
+        RecordingGroup group = placedOnBefore();
+        ByteKey key = new ByteKey(new byte[] {'k', 0});
+        java.util.concurrent.CountDownLatch sending = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch network = new java.util.concurrent.CountDownLatch(1);
+        synchronized (engine) { // the apply reports back once the rebalance is behind it
+            engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
+                    ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(key, new byte[] {1})), List.of())));
+            engine.deliverMulticast(A, Message.encode(new Message.Rebalance(2, AFTER)));
+            group.onSend = (to, payload) -> {
+                if (Message.decode(payload) instanceof Message.Done && sending.getCount() > 0) {
+                    sending.countDown();
+                    try {
+                        network.await(10, TimeUnit.SECONDS); // the first "done" takes its time
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+            };
+        }
+        assertTrue(sending.await(10, TimeUnit.SECONDS), "the apply thread sends its done");
+        int multicastsBefore = group.multicasts.size();
+        engine.viewInstalled(new View(3, AFTER, true), 10); // a delivery that multicasts a rebalance proposal
+        assertEquals(multicastsBefore, group.multicasts.size(),
+                "the view's rebalance proposal left before the done messages queued ahead of it");
+        network.countDown();
+        await(() -> group.multicasts.size() > multicastsBefore);
+        long dones = group.sent.stream()
+                .filter(e -> Message.decode(e.getValue()) instanceof Message.Done d && d.epoch() == 2).count();
+        assertEquals(3, dones, "all three done messages were sent before the proposal");
+        assertTrue(Message.decode(group.multicasts.get(multicastsBefore)) instanceof Message.Rebalance r
+                && r.epoch() == 3);
+    }
+
+    /** S, with one apply thread, attached to a group of [A, B, S] and through the rebalance of that view. */
+    private RecordingGroup placedOnBefore() {
+        engine = PartitionedEngine.builder().identity(S).consistency(ConsistencyLevel.READ_COMMITTED)
+                .applyThreads(1).build();
+        RecordingGroup group = new RecordingGroup(S, A, B);
+        engine.attach(group);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, BEFORE)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(1, 0)));
+        engine.deliverDirect(B, Message.encode(new Message.Done(1, 0)));
+        return group;
     }
 
     private static void await(BooleanSupplier condition) throws InterruptedException {
