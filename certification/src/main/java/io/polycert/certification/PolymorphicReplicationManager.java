@@ -143,6 +143,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         int messageBytes;
         long marshalNanos;
         long bloomBuildNanos;
+        /** BFC: how many ids the filter was sized to be checked against, and the log's version at that moment. */
+        int plannedLookups;
+        long plannedAtVersion;
         long broadcastAt;
         long broadcastNanos = -1;
         long validationNanos = -1;
@@ -292,7 +295,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         long txId = txIds.incrementAndGet();
         byte[] gossip = oracleGossip();
         long bloomStart = System.nanoTime();
-        BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(request, readIds) : null;
+        long plannedAt = log.latestVersion();
+        int lookups = protocol == Protocol.BFC ? expectedLookups(request.snapshotVersion(), plannedAt) : 0;
+        BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(readIds, lookups) : null;
         long bloomNanos = bloom == null ? -1 : System.nanoTime() - bloomStart;
         marshalStart = System.nanoTime();
         byte[] message = encode(txId, protocol, request, readIds, bloom, values, gossip);
@@ -312,6 +317,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         tx.messageBytes = message.length;
         tx.marshalNanos = marshalNanos;
         tx.bloomBuildNanos = bloomNanos;
+        tx.plannedLookups = lookups;
+        tx.plannedAtVersion = plannedAt;
         local.put(txId, tx);
         stats.of(protocol).bytes.add(message.length);
         try {
@@ -431,10 +438,16 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         return out.toByteArray();
     }
 
-    private BloomFilter bloomOf(CommitRequest request, long[] readIds) {
-        // Sized so that the filter causes about the configured extra abort rate, given how many ids are checked
-        // against it: those written since the snapshot, and as many again during the commit.
-        int lookups = Math.max(8, 2 * writesSinceEstimate(request.snapshotVersion()));
+    /**
+     * How many ids a BFC filter built now will be checked against: those written since the snapshot, and as many
+     * again during the commit.
+     */
+    private int expectedLookups(long snapshot, long latest) {
+        return Math.max(8, 2 * writesSinceEstimate(snapshot, latest));
+    }
+
+    private BloomFilter bloomOf(long[] readIds, int lookups) {
+        // Sized so that the filter causes about the configured extra abort rate over that many lookups.
         double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
         BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup);
         for (long id : readIds) {
@@ -474,8 +487,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     /** A racy read of the certifier's log from an application thread: it only sizes a Bloom filter. */
-    private int writesSinceEstimate(long snapshot) {
-        long behind = Math.max(0, log.latestVersion() - snapshot);
+    private int writesSinceEstimate(long snapshot, long latest) {
+        long behind = Math.max(0, latest - snapshot);
         return (int) Math.min(1_000_000, behind * 4 + 4);
     }
 
@@ -831,6 +844,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                             why = "its Bloom filter matches a box written after snapshot " + head.snapshot;
                             if (head.local != null && !realConflict(head)) {
                                 cause = AbortCause.BLOOM_FILTER_FALSE_POSITIVE;
+                                why += " (a false positive: checked against " + writes.writesAfter(head.snapshot)
+                                        + " ids, " + writes.writesAfter(head.local.plannedAtVersion)
+                                        + " of them written during the commit; sized for "
+                                        + head.local.plannedLookups + ")";
                             }
                         }
                     }

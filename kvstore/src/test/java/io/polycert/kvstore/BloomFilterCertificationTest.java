@@ -10,6 +10,8 @@ import io.polycert.oracle.Protocol;
 import io.polycert.oracle.ProtocolOracle;
 import io.polycert.oracle.TransactionProfile;
 import io.polycert.oracle.Outcome;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -63,6 +65,7 @@ class BloomFilterCertificationTest {
             a.stm().atomic(() -> mine.put(0L));
             int attempts = 400;
             int falsePositives = 0;
+            List<String> reasons = new ArrayList<>();
             for (int t = 0; t < attempts; t++) {
                 Transaction tx = a.stm().begin();
                 for (int c = 0; c < chunks; c++) {
@@ -76,12 +79,14 @@ class BloomFilterCertificationTest {
                 } catch (TransactionAbortedException e) {
                     assertTrue(e.abortCause() == AbortCause.BLOOM_FILTER_FALSE_POSITIVE, e.toString());
                     falsePositives++;
+                    reasons.add(e.getMessage());
                 }
             }
             stop.set(true);
             writer.join();
             double rate = (double) falsePositives / attempts;
-            assertTrue(rate <= 0.02, "read-set " + readSet + ": false-positive abort rate " + rate);
+            assertTrue(rate <= 0.02, "read-set " + readSet + ": false-positive abort rate " + rate + "; first aborts: "
+                    + reasons.subList(0, Math.min(5, reasons.size())));
         }
     }
 
