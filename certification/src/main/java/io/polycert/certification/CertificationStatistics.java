@@ -3,6 +3,7 @@ package io.polycert.certification;
 import io.polycert.oracle.Protocol;
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.concurrent.atomic.DoubleAdder;
 import java.util.concurrent.atomic.LongAdder;
 
 /** Counters of one replica's certification: what its own transactions did, by protocol. Thread-safe. */
@@ -62,6 +63,9 @@ public final class CertificationStatistics {
     final LongAdder remoteAborts = new LongAdder();
     final LongAdder rerouted = new LongAdder();
     final LongAdder unknownBoxes = new LongAdder();
+    final LongAdder filtersChecked = new LongAdder();
+    final LongAdder filtersUnderSized = new LongAdder();
+    final DoubleAdder expectedFalsePositives = new DoubleAdder();
 
     CertificationStatistics() {
         for (Protocol p : Protocol.values()) {
@@ -93,5 +97,31 @@ public final class CertificationStatistics {
     /** NVC or BFC transactions sent by VC because their message would have been too large. */
     public long reroutedToVoting() {
         return rerouted.sum();
+    }
+
+    /**
+     * This replica's BFC transactions whose filter was checked in full: those that committed and those aborted by
+     * a false positive (not those that really conflicted).
+     */
+    public long bloomFiltersChecked() {
+        return filtersChecked.sum();
+    }
+
+    /**
+     * Of {@link #bloomFiltersChecked()}, those checked against more written ids than their filter was sized for
+     * (more writes during the commit than forecast, see docs/CERTIFICATION.md): their false-positive odds were
+     * above the configured rate.
+     */
+    public long bloomFiltersUnderSized() {
+        return filtersUnderSized.sum();
+    }
+
+    /**
+     * The false-positive aborts to expect over {@link #bloomFiltersChecked()}: for each, the chance that its
+     * filter, as filled, matched at least one of the ids it was checked against. Set against
+     * {@code of(BFC).falsePositives()}, it tells whether false positives are as rare as the filters promise.
+     */
+    public double bloomExpectedFalsePositives() {
+        return expectedFalsePositives.sum();
     }
 }

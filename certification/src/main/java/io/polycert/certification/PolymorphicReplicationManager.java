@@ -40,6 +40,7 @@ import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
@@ -103,6 +104,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private final ArrayDeque<Queued> queue = new ArrayDeque<>();
     private final Map<TxKey, Queued> queuedByKey = new HashMap<>();
     private WriteLog writes;
+    /** Sizes BFC filters (read by application threads, see its comment). */
+    private final BloomLookupForecast lookupForecast;
     private final Map<TxKey, Boolean> votes = new HashMap<>();
     private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
     private final Map<TxKey, Boolean> decided = new LinkedHashMap<>(16, 0.75f, false) {
@@ -143,7 +146,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         int messageBytes;
         long marshalNanos;
         long bloomBuildNanos;
-        /** BFC: how many ids the filter was sized to be checked against, and the log's version at that moment. */
+        /** How many ids a BFC filter was sized to be checked against; the newest certified version at encoding. */
         int plannedLookups;
         long plannedAtVersion;
         long broadcastAt;
@@ -222,6 +225,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         this.oracle = Objects.requireNonNull(oracle, "oracle");
         this.settings = Objects.requireNonNull(settings, "settings");
         this.writes = new WriteLog(settings.writeLogWindow(), settings.writeLogMaxIds(), log.latestVersion());
+        this.lookupForecast = new BloomLookupForecast(log.latestVersion());
     }
 
     /** This replica's identity in the group: set before joining. */
@@ -295,8 +299,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         long txId = txIds.incrementAndGet();
         byte[] gossip = oracleGossip();
         long bloomStart = System.nanoTime();
-        long plannedAt = log.latestVersion();
-        int lookups = protocol == Protocol.BFC ? expectedLookups(request.snapshotVersion(), plannedAt) : 0;
+        long plannedAt = lookupForecast.latest();
+        int lookups = protocol == Protocol.BFC ? lookupForecast.expectedLookups(request.snapshotVersion()) : 0;
         BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(readIds, lookups) : null;
         long bloomNanos = bloom == null ? -1 : System.nanoTime() - bloomStart;
         marshalStart = System.nanoTime();
@@ -438,18 +442,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         return out.toByteArray();
     }
 
-    /**
-     * How many ids a BFC filter built now will be checked against: those written since the snapshot, and as many
-     * again during the commit.
-     */
-    private int expectedLookups(long snapshot, long latest) {
-        return Math.max(8, 2 * writesSinceEstimate(snapshot, latest));
-    }
-
     private BloomFilter bloomOf(long[] readIds, int lookups) {
-        // Sized so that the filter causes about the configured extra abort rate over that many lookups.
+        // Sized so that the filter causes about the configured extra abort rate over that many lookups (see
+        // BloomLookupForecast).
         double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
-        BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup);
+        BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup, ThreadLocalRandom.current().nextLong());
         for (long id : readIds) {
             bloom.add(id);
         }
@@ -484,12 +481,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         out.writeRaw(values, 0, values.length);
         return out.toByteArray();
-    }
-
-    /** A racy read of the certifier's log from an application thread: it only sizes a Bloom filter. */
-    private int writesSinceEstimate(long snapshot, long latest) {
-        long behind = Math.max(0, latest - snapshot);
-        return (int) Math.min(1_000_000, behind * 4 + 4);
     }
 
     // =====================================================================================================
@@ -840,9 +831,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     }
                     case BFC -> {
                         commit = !writes.anyWrittenAfter(head.snapshot, head.bloom::mightContain);
+                        boolean falsePositive = !commit && head.local != null && !realConflict(head);
+                        if (head.local != null && (commit || falsePositive)) {
+                            countFilterCheck(head);
+                        }
                         if (!commit) {
                             why = "its Bloom filter matches a box written after snapshot " + head.snapshot;
-                            if (head.local != null && !realConflict(head)) {
+                            if (falsePositive) {
                                 cause = AbortCause.BLOOM_FILTER_FALSE_POSITIVE;
                                 why += " (a false positive: checked against " + writes.writesAfter(head.snapshot)
                                         + " ids, " + writes.writesAfter(head.local.plannedAtVersion)
@@ -872,12 +867,27 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     }
 
+    /** Statistics: how many ids one of our filters was checked against, and the false positives to expect. */
+    private void countFilterCheck(Queued q) {
+        int checked = writes.writesAfter(q.snapshot);
+        stats.filtersChecked.increment();
+        if (checked > q.local.plannedLookups) {
+            stats.filtersUnderSized.increment();
+        }
+        stats.expectedFalsePositives.add(1 - Math.pow(1 - q.bloom.falsePositiveProbability(), checked));
+    }
+
     private boolean realConflict(Queued q) {
         long[] reads = q.local.readIds;
         return writes.anyWrittenAfter(q.snapshot, id -> Arrays.binarySearch(reads, id) >= 0);
     }
 
     private void finish(Queued q, boolean commit, AbortCause cause, String why) {
+        if (q.local != null && q.protocol == Protocol.BFC) {
+            // BFC's own commits only: the writes during a commit grow with its latency, and smaller NVC commits,
+            // often far more numerous, would make the forecast too low for BFC's larger messages.
+            lookupForecast.observeCommit(q.local.plannedAtVersion); // before its own version is counted
+        }
         votes.remove(q.key);
         decided.put(q.key, commit);
         if (!commit) {
@@ -909,6 +919,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             stats.remoteCommits.increment();
         }
         writes.committed(version, q.writeIds);
+        lookupForecast.committed(version, q.writeIds.length);
         if (q.local != null) {
             q.local.outcome.complete(version);
         }
@@ -1064,6 +1075,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             log.installSnapshot(version, installed, values);
         }
         writes = WriteLog.read(in2, settings.writeLogWindow(), settings.writeLogMaxIds());
+        lookupForecast.restart(writes.latest());
         queue.clear();
         queuedByKey.clear();
         resolutions.clear();

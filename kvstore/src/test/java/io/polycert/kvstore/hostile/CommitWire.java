@@ -11,6 +11,7 @@ import java.util.Arrays;
  * to build hostile variants of real messages field by field, and to tell which inputs the manager must drop (the
  * test only claims "nothing changes" for those, and for stale replays). Ordered messages: a commit
  * {@code [1, protocol, txId, snapshot, gossip, writes (id, created)*, NVC read-id deltas | BFC filter | -, values]}
+ * (a BFC filter: bits, hashes, seed, words)
  * or a resolution report {@code [3, origin (high, low, name), txId, state]}; reliable messages: a vote
  * {@code [2, txId, commit]}.
  */
@@ -27,26 +28,26 @@ final class CommitWire {
 
     /** A commit message taken apart; {@code values} is the raw tail holding the written values. */
     record Tx(int protocol, long txId, long snapshot, byte[] gossip, long[] writeIds, boolean[] created,
-            long[] readIds, int bloomBits, int bloomHashes, long[] bloomWords, byte[] values) {
+            long[] readIds, int bloomBits, int bloomHashes, long bloomSeed, long[] bloomWords, byte[] values) {
 
         Tx withTxId(long id) {
             return new Tx(protocol, id, snapshot, gossip, writeIds, created, readIds, bloomBits, bloomHashes,
-                    bloomWords, values);
+                    bloomSeed, bloomWords, values);
         }
 
         Tx withSnapshot(long s) {
-            return new Tx(protocol, txId, s, gossip, writeIds, created, readIds, bloomBits, bloomHashes, bloomWords,
-                    values);
+            return new Tx(protocol, txId, s, gossip, writeIds, created, readIds, bloomBits, bloomHashes, bloomSeed,
+                    bloomWords, values);
         }
 
         Tx withValues(byte[] v) {
             return new Tx(protocol, txId, snapshot, gossip, writeIds, created, readIds, bloomBits, bloomHashes,
-                    bloomWords, v);
+                    bloomSeed, bloomWords, v);
         }
 
         Tx withGossip(byte[] g) {
             return new Tx(protocol, txId, snapshot, g, writeIds, created, readIds, bloomBits, bloomHashes,
-                    bloomWords, values);
+                    bloomSeed, bloomWords, values);
         }
     }
 
@@ -104,6 +105,7 @@ final class CommitWire {
             long[] readIds = null;
             int bits = 0;
             int hashes = 0;
+            long seed = 0;
             long[] words = null;
             if (protocol == NVC) {
                 readIds = new long[in.readLength(1)];
@@ -115,6 +117,7 @@ final class CommitWire {
             } else if (protocol == BFC) {
                 bits = in.readVarInt();
                 hashes = in.readVarInt();
+                seed = in.readLong();
                 if (bits < 64 || bits > (1 << 28) || hashes < 1 || hashes > 30) {
                     return DROP;
                 }
@@ -128,7 +131,8 @@ final class CommitWire {
                 }
             }
             byte[] values = Arrays.copyOfRange(payload, payload.length - in.remaining(), payload.length);
-            tx = new Tx(protocol, txId, snapshot, gossip, writeIds, created, readIds, bits, hashes, words, values);
+            tx = new Tx(protocol, txId, snapshot, gossip, writeIds, created, readIds, bits, hashes, seed, words,
+                    values);
         } catch (RuntimeException e) {
             return DROP;
         }
@@ -198,6 +202,7 @@ final class CommitWire {
             long[] words = tx.bloomWords() == null ? new long[1] : tx.bloomWords();
             length(out, lie == Field.BLOOM_BITS, claimed, tx.bloomWords() == null ? 64 : tx.bloomBits());
             length(out, lie == Field.BLOOM_HASHES, claimed, tx.bloomWords() == null ? 1 : tx.bloomHashes());
+            out.writeLong(tx.bloomSeed());
             for (long w : words) {
                 out.writeLong(w);
             }

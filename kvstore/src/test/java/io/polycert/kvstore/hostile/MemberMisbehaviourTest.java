@@ -72,7 +72,7 @@ class MemberMisbehaviourTest {
         long root = any.root(name).id();
         byte[] values = HostileHarness.CODEC.toBytes(value);
         return CommitWire.encode(new Tx(protocol, txId, snapshot, new byte[0], new long[] {root},
-                new boolean[] {false}, protocol == CommitWire.NVC ? new long[0] : null, 0, 0, null, values));
+                new boolean[] {false}, protocol == CommitWire.NVC ? new long[0] : null, 0, 0, 0, null, values));
     }
 
     private record Delivery(boolean ordered, byte[] payload) {
