@@ -40,6 +40,14 @@ final class BloomFilter {
         return new BloomFilter(new long[(numBits + 63) / 64], numBits, k, seed);
     }
 
+    /**
+     * A filter for {@code n} ids that, checked against {@code lookups} absent ids, matches at least one with
+     * probability about {@code abortRate}: the extra abort rate BFC may cause.
+     */
+    static BloomFilter forAbortRate(int n, double abortRate, int lookups, long seed) {
+        return sized(n, 1 - Math.pow(1 - abortRate, 1.0 / Math.max(1, lookups)), seed);
+    }
+
     void add(long id) {
         for (int i = 0; i < hashes; i++) {
             int bit = probe(id, i);

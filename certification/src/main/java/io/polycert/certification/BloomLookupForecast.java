@@ -23,7 +23,7 @@ final class BloomLookupForecast {
 
     /** The ids certified up to and including version {@code v}, at {@code v % SPAN}. */
     private final AtomicLongArray idsUpTo = new AtomicLongArray(SPAN);
-    /** The newest version counted, and the oldest still in {@link #idsUpTo}. */
+    /** The newest version counted, and the oldest that readers may use in {@link #idsUpTo}. */
     private volatile long latest;
     private volatile long oldest;
     private long total;
@@ -31,6 +31,8 @@ final class BloomLookupForecast {
     private double mean;
     private double deviation;
     private boolean sampled;
+    /** The version the running totals restarted at: commits encoded before it are not sampled. */
+    private long restartedAt;
     /** The published forecast of ids certified during one commit. */
     private volatile int duringCommit = MIN_LOOKUPS;
 
@@ -40,6 +42,7 @@ final class BloomLookupForecast {
 
     /** After a state transfer: the running totals start again at {@code version}; the forecast is kept. */
     void restart(long version) {
+        restartedAt = version;
         total = 0;
         idsUpTo.set(index(version), 0);
         oldest = version;
@@ -50,8 +53,9 @@ final class BloomLookupForecast {
     void committed(long version, int ids) {
         total += ids;
         idsUpTo.set(index(version), total);
-        if (version - oldest >= SPAN) {
-            oldest = version - SPAN + 1;
+        // The slot of the oldest version is the next one overwritten: readers stop one short of it.
+        if (version - oldest >= SPAN - 1) {
+            oldest = version - SPAN + 2;
         }
         latest = version; // published last: a reader that sees it sees its total
     }
@@ -71,9 +75,13 @@ final class BloomLookupForecast {
             return 0;
         }
         long from = Math.max(version, oldest);
+        if (from >= now) { // a read racing a restart
+            return now - version;
+        }
         long counted = idsUpTo.get(index(now)) - idsUpTo.get(index(from));
-        if (latest - from >= SPAN || counted < 0 || from == now) {
-            return now - version; // overwritten while read, or nothing kept: one id a version
+        // The certifier overwrites the slot of version from + SPAN before it publishes that version.
+        if (latest - from >= SPAN - 1 || counted < 0) {
+            return now - version; // overwritten while read: one id a version
         }
         if (from == version) {
             return counted;
@@ -86,6 +94,9 @@ final class BloomLookupForecast {
      * being certified now; the ids certified in between are a sample of what a commit sees in flight.
      */
     void observeCommit(long encodedAt) {
+        if (encodedAt < restartedAt) {
+            return; // the gap of a state transfer is not a commit's time in flight
+        }
         double sample = writtenSince(encodedAt);
         if (!sampled) {
             mean = sample;

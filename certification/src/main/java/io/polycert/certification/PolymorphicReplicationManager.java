@@ -86,6 +86,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final int STATE_FORMAT = 3;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
+    /** Beyond this many ids written since a snapshot, statistics count them all as distinct (a bounded sort). */
+    private static final int DISTINCT_COUNT_LIMIT = 1 << 16;
 
     private final CommitLog log;
     private final BoxDirectory boxes;
@@ -299,7 +301,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         long txId = txIds.incrementAndGet();
         byte[] gossip = oracleGossip();
         long bloomStart = System.nanoTime();
-        long plannedAt = lookupForecast.latest();
+        // The certifier counts a version after the STM installs it: a snapshot may be one ahead of its count.
+        long plannedAt = Math.max(request.snapshotVersion(), lookupForecast.latest());
         int lookups = protocol == Protocol.BFC ? lookupForecast.expectedLookups(request.snapshotVersion()) : 0;
         BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(readIds, lookups) : null;
         long bloomNanos = bloom == null ? -1 : System.nanoTime() - bloomStart;
@@ -443,10 +446,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     private BloomFilter bloomOf(long[] readIds, int lookups) {
-        // Sized so that the filter causes about the configured extra abort rate over that many lookups (see
-        // BloomLookupForecast).
-        double perLookup = 1 - Math.pow(1 - settings.bloomFalsePositiveRate(), 1.0 / lookups);
-        BloomFilter bloom = BloomFilter.sized(readIds.length, perLookup, ThreadLocalRandom.current().nextLong());
+        // Sized for the configured extra abort rate over that many lookups (see BloomLookupForecast).
+        BloomFilter bloom = BloomFilter.forAbortRate(readIds.length, settings.bloomFalsePositiveRate(), lookups,
+                ThreadLocalRandom.current().nextLong());
         for (long id : readIds) {
             bloom.add(id);
         }
@@ -874,7 +876,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (checked > q.local.plannedLookups) {
             stats.filtersUnderSized.increment();
         }
-        stats.expectedFalsePositives.add(1 - Math.pow(1 - q.bloom.falsePositiveProbability(), checked));
+        // A filter answers alike for an id however often it was written: distinct ids decide the odds.
+        int distinct = writes.distinctWritesAfter(q.snapshot, DISTINCT_COUNT_LIMIT);
+        stats.expectedFalsePositives.add(1 - Math.pow(1 - q.bloom.falsePositiveProbability(), distinct));
     }
 
     private boolean realConflict(Queued q) {

@@ -124,6 +124,28 @@ final class WriteLog {
         return n;
     }
 
+    /** How many distinct ids were written after {@code snapshot}; all of them if more than {@code limit}. */
+    int distinctWritesAfter(long snapshot, int limit) {
+        int all = writesAfter(snapshot);
+        if (all > limit) {
+            return all;
+        }
+        long[] ids = new long[all];
+        int[] n = {0};
+        anyWrittenAfter(snapshot, id -> {
+            ids[n[0]++] = id;
+            return false;
+        });
+        java.util.Arrays.sort(ids);
+        int distinct = 0;
+        for (int i = 0; i < ids.length; i++) {
+            if (i == 0 || ids[i] != ids[i - 1]) {
+                distinct++;
+            }
+        }
+        return distinct;
+    }
+
     // ---- state transfer ----
 
     void write(io.polycert.core.codec.ValueOutput out) {

@@ -84,6 +84,22 @@ class BloomFilterTest {
         assertTrue(rate <= 2 * target, "the first filter's false positives matched " + rate + " of the others");
     }
 
+    /**
+     * A filter sized for an abort rate over a number of lookups keeps, as filled, the chance of matching at least
+     * one of that many absent ids within twice the rate.
+     */
+    @Property(tries = 100)
+    void aFilterSizedForAnAbortRateKeepsIt(@ForAll @IntRange(min = 1, max = 20_000) int n,
+            @ForAll @IntRange(min = 1, max = 100_000) int lookups, @ForAll long seed) {
+        double abortRate = 0.01;
+        BloomFilter filter = BloomFilter.forAbortRate(n, abortRate, lookups, seed);
+        for (long i = 1; i <= n; i++) {
+            filter.add(i * 7919);
+        }
+        double atLeastOneMatch = 1 - Math.pow(1 - filter.falsePositiveProbability(), lookups);
+        assertTrue(atLeastOneMatch <= 2 * abortRate, "n=" + n + ", lookups=" + lookups + ": " + atLeastOneMatch);
+    }
+
     @Property(tries = 30)
     void survivesTheWire(@ForAll @IntRange(min = 1, max = 5_000) int n,
             @ForAll @LongRange(min = Long.MIN_VALUE, max = Long.MAX_VALUE) long seed) {

@@ -48,6 +48,16 @@ class BloomLookupForecastTest {
     }
 
     @Test
+    void aCommitEncodedBeforeAStateTransferIsNotSampled() {
+        BloomLookupForecast f = new BloomLookupForecast(0);
+        long encodedAt = f.latest();
+        f.restart(100_000); // the state of version 100,000 came while the commit was in flight
+        f.committed(100_001, 1);
+        f.observeCommit(encodedAt);
+        assertEquals(BloomLookupForecast.MIN_LOOKUPS, f.expectedLookups(f.latest()));
+    }
+
+    @Test
     void aSlowCommitWidensTheNextFiltersAtOnceAndAQuietSpellNarrowsThemAgain() {
         BloomLookupForecast f = new BloomLookupForecast(0);
         long v = 0;
