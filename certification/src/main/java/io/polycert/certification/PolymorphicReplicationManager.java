@@ -86,8 +86,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final int STATE_FORMAT = 3;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
-    /** Beyond this many ids written since a snapshot, statistics count them all as distinct (a bounded sort). */
-    private static final int DISTINCT_COUNT_LIMIT = 1 << 16;
+    /**
+     * Beyond this many ids written since a snapshot, statistics count them all as distinct: the count sorts them on
+     * the certifier thread, which every commit waits for.
+     */
+    private static final int DISTINCT_COUNT_LIMIT = 1_024;
 
     private final CommitLog log;
     private final BoxDirectory boxes;
