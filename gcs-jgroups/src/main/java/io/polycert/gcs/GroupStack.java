@@ -49,6 +49,8 @@ public final class GroupStack {
 
     /** GMS's merge timeout (see where the stack is built). */
     private static final long MERGE_TIMEOUT_MS = 1000;
+    /** Multicasts asked for per sender and retransmission round (JGroups: 1,024). */
+    static final int MAX_XMIT_REQ_SIZE = 8192;
 
     private final Kind kind;
     private final InetSocketAddress bind;
@@ -207,7 +209,10 @@ public final class GroupStack {
             encrypt.setSecretKey(derive(secret, "polycert-encrypt-v1", "AES", 16));
             stack.add(encrypt);
         }
-        stack.add(new NAKACK2().setValue("use_mcast_xmit", false));
+        // A member back from loss or a stop catches up by retransmission, one round a second; JGroups asks for at
+        // most 1,024 multicasts per sender a round, which made a backlog of 10^4 take 10 s or more (RELIABILITY.md,
+        // bug 8).
+        stack.add(new NAKACK2().setValue("use_mcast_xmit", false).setValue("max_xmit_req_size", MAX_XMIT_REQ_SIZE));
         stack.add(new UNICAST3());
         // Purge delivered messages from retransmission buffers often: at high rates the defaults hold gigabytes.
         stack.add(new STABLE().setDesiredAverageGossip(1000).setMaxBytes(8_000_000));
@@ -217,8 +222,8 @@ public final class GroupStack {
         }
         // A merge's subgroup coordinators wait half the merge timeout for their members' digests. A member excluded
         // while stopped still lists in its view members that ignore it, so it always waits that long; meanwhile the
-        // others go on multicasting, and all of it reaches the merged member only by retransmission (1,024
-        // multicasts a round) before anything of the new view. JGroups' 5 s made that 2.5 s of traffic.
+        // others go on multicasting, and all of it reaches the merged member only by retransmission (a
+        // round a second) before anything of the new view. JGroups' 5 s made that 2.5 s of traffic.
         stack.add(new GMS().setJoinTimeout(Math.max(500, timeout / 2)).setMergeTimeout(MERGE_TIMEOUT_MS)
                 .printLocalAddress(false));
         // No UFC/MFC: PolyCert's own sender window (JGroupsGroup.Builder#maxOutstanding) is the flow control, and
