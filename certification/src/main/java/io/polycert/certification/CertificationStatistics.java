@@ -119,7 +119,7 @@ public final class CertificationStatistics {
     /**
      * The false-positive aborts to expect over {@link #bloomFiltersChecked()}: for each, the chance that its
      * filter, as filled, matches at least one of the distinct ids it was checked against (ids are counted as
-     * distinct without checking beyond 1,024, so the expectation is high for huge write windows). Set against
+     * distinct without checking beyond 16,384, so the expectation is high for huge write windows). Set against
      * {@code of(BFC).falsePositives()}, it tells whether false positives are as rare as the filters promise.
      */
     public double bloomExpectedFalsePositives() {

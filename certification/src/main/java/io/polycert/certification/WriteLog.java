@@ -124,13 +124,9 @@ final class WriteLog {
         return n;
     }
 
-    /** How many distinct ids were written after {@code snapshot}; all of them if more than {@code limit}. */
-    int distinctWritesAfter(long snapshot, int limit) {
-        int all = writesAfter(snapshot);
-        if (all > limit) {
-            return all;
-        }
-        long[] ids = new long[all];
+    /** How many distinct ids were written after {@code snapshot}: {@code written} is {@link #writesAfter}'s count. */
+    int distinctWritesAfter(long snapshot, int written) {
+        long[] ids = new long[written];
         int[] n = {0};
         anyWrittenAfter(snapshot, id -> {
             ids[n[0]++] = id;

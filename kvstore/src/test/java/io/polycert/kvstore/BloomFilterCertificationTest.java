@@ -36,6 +36,43 @@ class BloomFilterCertificationTest {
     @Property(tries = 6)
     void falsePositiveAbortsAreAsRareAsTheFiltersPromise(@ForAll @IntRange(min = 1, max = 3_000) int readSet)
             throws Exception {
+        CaseResult result = run(readSet);
+        assertEquals(List.of(), result.violations(), result.toString());
+    }
+
+    /** What one case measured: the reader's false positives and what its replica's statistics expected. */
+    record CaseResult(int readSet, int attempts, int falsePositives, double expected, long checked, long underSized,
+            List<String> firstAborts) {
+
+        /** What this case breaks of the test's bounds (none, normally). */
+        List<String> violations() {
+            List<String> broken = new ArrayList<>();
+            if (checked != attempts) {
+                broken.add("every attempt's filter is checked");
+            }
+            // Poisson-like: the count exceeds its mean by more than 3 standard deviations plus 3 very rarely.
+            if (falsePositives > expected + 3 * Math.sqrt(expected) + 3) {
+                broken.add("no more false positives than expected");
+            }
+            // Under-sized filters come from commits that stall while the writer goes on: at most 22 of 400 in a case
+            // over three scans of 60 (BloomFilterScanTest) on the shared 2-core machine; a forecast fed by the wrong
+            // commits gave 11% to 52%.
+            if (underSized > checked / 5) {
+                broken.add("at most a fifth of the filters under-sized");
+            }
+            return broken;
+        }
+
+        @Override
+        public String toString() {
+            return "read-set " + readSet + ": " + falsePositives + " false positives in " + attempts + " attempts, "
+                    + String.format("%.2f", expected) + " expected; " + underSized + " of " + checked
+                    + " filters met more ids than sized for; first aborts: " + firstAborts;
+        }
+    }
+
+    /** One case: a reader of {@code readSet} boxes nobody writes commits 400 times beside a busy writer. */
+    static CaseResult run(int readSet) throws Exception {
         try (ReplicaCluster cluster = new ReplicaCluster()) {
             ProtocolOracle bfcForReaders = new ProtocolOracle() {
                 @Override
@@ -95,19 +132,9 @@ class BloomFilterCertificationTest {
             stop.set(true);
             writer.join();
             CertificationStatistics stats = a.statistics();
-            double expected = stats.bloomExpectedFalsePositives();
-            long checked = stats.bloomFiltersChecked();
-            long underSized = stats.bloomFiltersUnderSized();
-            String summary = "read-set " + readSet + ": " + falsePositives + " false positives in " + attempts
-                    + " attempts, " + String.format("%.2f", expected) + " expected; " + underSized + " of " + checked
-                    + " filters met more ids than sized for; first aborts: "
-                    + reasons.subList(0, Math.min(5, reasons.size()));
-            assertEquals(attempts, checked, summary);
-            // Poisson-like: the count exceeds its mean by more than 3 standard deviations plus 3 very rarely.
-            assertTrue(falsePositives <= expected + 3 * Math.sqrt(expected) + 3, summary);
-            // Under-sized filters come from commits that stall while the writer goes on: at most 5% of a case in
-            // 60 cases on the shared 2-core machine; a forecast fed by the wrong commits gave 11% to 52%.
-            assertTrue(underSized <= checked / 5, summary);
+            return new CaseResult(readSet, attempts, falsePositives, stats.bloomExpectedFalsePositives(),
+                    stats.bloomFiltersChecked(), stats.bloomFiltersUnderSized(),
+                    List.copyOf(reasons.subList(0, Math.min(5, reasons.size()))));
         }
     }
 
