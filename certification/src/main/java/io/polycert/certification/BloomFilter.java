@@ -89,10 +89,6 @@ final class BloomFilter {
         return Math.pow((double) set / numBits, hashes);
     }
 
-    int sizeInBytes() {
-        return bits.length * 8 + 16;
-    }
-
     void write(ValueOutput out) {
         out.writeVarInt(numBits).writeVarInt(hashes).writeLong(seed);
         for (long word : bits) {
