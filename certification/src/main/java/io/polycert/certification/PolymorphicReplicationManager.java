@@ -37,6 +37,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
@@ -81,6 +82,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte VOTE = 2;
     private static final byte REPORT = 3;
     private static final byte VOTE_QUERY = 4;
+    /** Ordered: a founder's codec registrations (see {@link FounderRegistrations}). */
+    private static final byte REGISTRATIONS = 5;
     /** How long the head of the queue waits for a vote before asking its originator to send it again. */
     private static final long VOTE_QUERY_AFTER_NANOS = 1_000_000_000L;
     private static final int STATE_FORMAT = 3;
@@ -100,6 +103,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private final ProtocolOracle oracle;
     private final CertificationSettings settings;
     private final CertificationStatistics stats = new CertificationStatistics();
+    private final FounderRegistrations founderRegistrations;
     private final AtomicLong txIds = new AtomicLong();
     private final Map<Long, LocalTx> local = new ConcurrentHashMap<>();
     private volatile GroupMember group;
@@ -235,11 +239,31 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         this.settings = Objects.requireNonNull(settings, "settings");
         this.writes = new WriteLog(settings.writeLogWindow(), settings.writeLogMaxIds(), log.latestVersion());
         this.lookupForecast = new BloomLookupForecast(log.latestVersion());
+        this.founderRegistrations = new FounderRegistrations(codec.registrations());
     }
 
     /** This replica's identity in the group: set before joining. */
     public void identity(MemberId self) {
         this.self = Objects.requireNonNull(self, "self");
+    }
+
+    /**
+     * Compares this replica's codec registrations with its group's, once it has joined. A replica that took the
+     * group's state was checked then (the returned future is complete). One that founded the group broadcasts its
+     * registrations, and the future completes once it has heard every founder still in the view: exceptionally,
+     * with the reason, if another founder registers a tag this one lacks. The replica must not commit before.
+     *
+     * @throws io.polycert.core.group.NotInMajorityException if the group lost its majority meanwhile
+     */
+    public CompletableFuture<Void> checkRegistrations() {
+        MemberId me = Objects.requireNonNull(self, "identity() first");
+        if (founderRegistrations.startAnnouncing(me)) {
+            ValueOutput out = new ValueOutput(codec, 256);
+            out.writeByte(REGISTRATIONS);
+            FounderRegistrations.write(out, codec.registrations());
+            group.broadcast(out.toByteArray());
+        }
+        return founderRegistrations.outcome();
     }
 
     /** The group this manager broadcasts through (set once the member exists: it needs this listener first). */
@@ -514,6 +538,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 enqueue(origin, payload, in);
             } else if (kind == REPORT) {
                 onReport(origin, in);
+            } else if (kind == REGISTRATIONS) {
+                SortedMap<Integer, String> registrations = FounderRegistrations.read(in);
+                in.expectEnd();
+                founderRegistrations.delivered(origin, registrations);
             } else {
                 throw new CodecException("unknown ordered message kind " + kind);
             }
@@ -731,6 +759,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     @Override
     public void viewInstalled(View newView, long position) {
         this.view = newView;
+        founderRegistrations.viewInstalled(newView);
         // Undecided VC transactions of members that left: report what we know, in the total order.
         for (Queued q : queue) {
             if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.resolving) {
@@ -1014,9 +1043,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         ValueOutput o = new ValueOutput(codec, 1 << 16);
         o.writeVarInt(STATE_FORMAT);
         // First, so that a joiner missing a registration stops before it decodes a value.
-        Map<Integer, String> registered = codec.registrations();
-        o.writeVarInt(registered.size());
-        registered.forEach((tag, type) -> o.writeVarInt(tag).writeString(type));
+        FounderRegistrations.write(o, codec.registrations());
         long version = log.latestVersion();
         o.writeVarLong(version);
         List<VBox<?>> live = new ArrayList<>();
@@ -1064,7 +1091,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             throw new IOException("unknown state format " + format + " (this replica reads " + STATE_FORMAT
                     + "): are all replicas on the same PolyCert version?");
         }
-        checkRegistrations(header);
+        checkJoinerRegistrations(header);
         long version = header.readVarLong();
         int n = header.readLength(8);
         VBox<?>[] installed = new VBox<?>[n];
@@ -1134,6 +1161,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         in2.expectEnd();
         votes.keySet().removeIf(decided::containsKey); // arrived while the group decided them without us
         completeDecidedWhileAway(version);
+        founderRegistrations.stateInstalled();
     }
 
     /**
@@ -1143,12 +1171,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      * and uses it once all have it). A tag that names another class here is only reported: tags, not class names,
      * are the wire format, so a class may be renamed or moved between versions.
      */
-    private void checkRegistrations(ValueInput header) throws IOException {
-        int n = header.readLength(2);
-        Map<Integer, String> theirs = new java.util.TreeMap<>();
-        for (int i = 0; i < n; i++) {
-            theirs.put(header.readVarInt(), header.readString());
-        }
+    private void checkJoinerRegistrations(ValueInput header) throws IOException {
+        Map<Integer, String> theirs = FounderRegistrations.read(header);
         Map<Integer, String> ours = codec.registrations();
         StringBuilder missing = new StringBuilder();
         theirs.forEach((tag, type) -> {

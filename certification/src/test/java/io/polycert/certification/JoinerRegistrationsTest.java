@@ -33,7 +33,7 @@ class JoinerRegistrationsTest {
     record Renamed(int x, int y) {
     }
 
-    private static <T> ValueSerializer<T> unused() {
+    static <T> ValueSerializer<T> unused() {
         return new ValueSerializer<>() {
             @Override
             public void write(T value, ValueOutput out) {

@@ -10,11 +10,15 @@ import io.polycert.core.group.GroupListener;
 import io.polycert.core.group.GroupMember;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
+import io.polycert.gcs.GroupJoinException;
 import io.polycert.gcs.GroupStack;
 import io.polycert.gcs.JGroupsGroup;
 import io.polycert.oracle.ProtocolOracle;
 import java.time.Duration;
 import java.util.Objects;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 /**
  * One replica of a fully replicated PolyCert store: an {@link Stm} whose read-write transactions are certified
@@ -201,6 +205,13 @@ public final class Replica implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Joins the group and returns once this replica may commit: it has the group's state, or it founded the
+         * group and its codec registrations cover every other founder's.
+         *
+         * @throws GroupJoinException if that does not happen within the join timeout, or the codec registrations
+         *     lack a tag of the group (the message names the tags)
+         */
         public Replica start() {
             ObjectRegistry registry = new ObjectRegistry();
             ReplicaIds ids = new ReplicaIds();
@@ -224,6 +235,22 @@ public final class Replica implements AutoCloseable {
                 throw e;
             }
             manager[0].attach(group);
+            try {
+                manager[0].checkRegistrations().get(joinTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (ExecutionException | TimeoutException | InterruptedException | RuntimeException e) {
+                manager[0].close();
+                group.close();
+                stm.close();
+                if (e instanceof InterruptedException) {
+                    Thread.currentThread().interrupt();
+                }
+                String why = e instanceof ExecutionException ? e.getCause().getMessage()
+                        : e instanceof TimeoutException ? "the codec registrations of every founder did not arrive"
+                                + " within " + joinTimeout
+                        : e.toString();
+                throw new GroupJoinException(memberName + " could not start in cluster '" + cluster + "': " + why,
+                        e instanceof ExecutionException ? e.getCause() : e);
+            }
             return new Replica(stm, registry, manager[0], group, codec);
         }
     }

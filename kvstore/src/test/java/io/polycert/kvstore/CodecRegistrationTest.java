@@ -40,4 +40,34 @@ class CodecRegistrationTest {
             assertEquals("still here", second.stm().readOnly(seen::get));
         }
     }
+
+    /**
+     * Two replicas that found the group together receive no state, so they compare registrations by announcing
+     * them in the total order: the one lacking the other's tag fails to start, naming it. Before, both started and
+     * the one lacking the tag dropped every commit that used it.
+     */
+    @Test
+    void aFounderMissingARegistrationOfAnotherFounderFailsToStart() throws Exception {
+        String cluster = "founders-" + java.util.UUID.randomUUID();
+        java.util.function.Function<ValueCodec, java.util.concurrent.Callable<Replica>> founder = codec -> () ->
+                Replica.builder(cluster).memberName(codec == ValueCodec.standard() ? "lacking" : "complete")
+                        .codec(codec).minimumMembers(2)
+                        .stack(GroupStack.embedded().failureDetection(Duration.ofMillis(1500)))
+                        .joinTimeout(Duration.ofSeconds(60)).start();
+        java.util.concurrent.ExecutorService starter = java.util.concurrent.Executors.newFixedThreadPool(2);
+        try {
+            java.util.concurrent.Future<Replica> complete = starter.submit(founder.apply(ReplicaCluster.CODEC));
+            java.util.concurrent.Future<Replica> lacking = starter.submit(founder.apply(ValueCodec.standard()));
+            java.util.concurrent.ExecutionException e = assertThrows(java.util.concurrent.ExecutionException.class,
+                    () -> lacking.get(90, java.util.concurrent.TimeUnit.SECONDS));
+            assertTrue(e.getCause() instanceof GroupJoinException, e.getCause().toString());
+            assertTrue(e.getCause().getMessage().contains("cannot found the group: other founders register codec"
+                    + " types it does not (complete"), e.getCause().getMessage());
+            assertTrue(e.getCause().getMessage().contains("registers 40=[Lio.polycert.core.VBox;"),
+                    e.getCause().getMessage());
+            complete.get(90, java.util.concurrent.TimeUnit.SECONDS).close();
+        } finally {
+            starter.shutdownNow();
+        }
+    }
 }
