@@ -38,6 +38,22 @@ sealed interface Message {
         }
     }
 
+    /**
+     * A destination that voted and still waits for votes asks an owner for its vote on a transaction certified
+     * under placement {@code epoch}: the vote may have been lost with a connection, or the owner dropped the
+     * transaction while cut off.
+     */
+    record VoteQuery(MemberId origin, long seq, long epoch) implements Message {
+    }
+
+    /**
+     * The answer of an owner that dropped the transaction without voting (cut off before its turn came) and has
+     * moved past its placement, so it will never vote yes on it. A key whose every owner says so was voted yes by
+     * nobody, so the transaction committed nowhere.
+     */
+    record NoVote(MemberId origin, long seq) implements Message {
+    }
+
     /** The originator's outcome of a two-phase commit. */
     record Outcome(long seq, boolean commit) implements Message {
     }
@@ -102,6 +118,8 @@ sealed interface Message {
     int DATA = 9;
     int DONE = 10;
     int RECOVER = 11;
+    int VOTE_QUERY = 12;
+    int NO_VOTE = 13;
 
     ValueCodec CODEC = ValueCodec.standard();
     AbortCause[] CAUSES = AbortCause.values();
@@ -126,6 +144,14 @@ sealed interface Message {
             out.writeByte(VOTE);
             writeMember(out, v.origin());
             out.writeVarLong(v.seq()).writeVarInt(v.refusal() == null ? -1 : v.refusal().ordinal());
+        } else if (m instanceof VoteQuery q) {
+            out.writeByte(VOTE_QUERY);
+            writeMember(out, q.origin());
+            out.writeVarLong(q.seq()).writeVarLong(q.epoch());
+        } else if (m instanceof NoVote n) {
+            out.writeByte(NO_VOTE);
+            writeMember(out, n.origin());
+            out.writeVarLong(n.seq());
         } else if (m instanceof Outcome o) {
             out.writeByte(OUTCOME).writeVarLong(o.seq()).writeBoolean(o.commit());
         } else if (m instanceof Get g) {
@@ -186,6 +212,8 @@ sealed interface Message {
                 int cause = in.readVarInt();
                 yield new Vote(origin, seq, cause < 0 ? null : CAUSES[index(cause, CAUSES.length, "cause")]);
             }
+            case VOTE_QUERY -> new VoteQuery(readMember(in), in.readVarLong(), in.readVarLong());
+            case NO_VOTE -> new NoVote(readMember(in), in.readVarLong());
             case OUTCOME -> new Outcome(in.readVarLong(), in.readBoolean());
             case GET -> new Get(in.readVarLong(), new ByteKey(in.readBytes()), in.readBoolean());
             case VALUE -> new Value(in.readVarLong(), in.readBoolean(), in.readVarLong(), readNullable(in));

@@ -104,6 +104,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
         boolean voted;
+        /** When this member voted (System.nanoTime), to ask for votes still missing a while after. */
+        long votedAtNanos;
+        /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
+        Set<MemberId> noVotes;
         /** Its writes were handed to the apply pool (parallel apply). */
         boolean applying;
         /** This member's vote once it voted (null for yes). */
@@ -169,7 +173,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     /** A transaction or rebalance delivered behind a rebalance barrier, and the placement epoch it belongs to. */
-    private record Deferred(long epoch, Runnable step) {
+    private record Deferred(long epoch, TxId tx, Runnable step) {
+        Deferred(long epoch, Runnable step) {
+            this(epoch, null, step);
+        }
     }
 
     /** A read sent to an owner. */
@@ -184,6 +191,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Duration lockTimeout;
     private final Duration readTimeout;
     private final Duration outcomeTimeout;
+    private final Duration voteQueryInterval;
     final PartitionedStatistics stats = new PartitionedStatistics();
     /** Applies committed transactions off the delivery thread (parallel apply), or null to apply on it. */
     private final ExecutorService applyPool;
@@ -266,6 +274,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * (it may have been lost with the connection), and nobody else can give it.
      */
     private final List<SentVote> votesToRepeat = new ArrayList<>();
+    /** The same votes, kept after they were sent again: a member asking for one later gets it (bounded). */
+    private final Map<TxId, SentVote> droppedVotes = bounded();
     /**
      * This member's copies of lost keys, multicast until it delivers them itself. A member back from a minority can
      * complete the merged view's rebalance before that view reaches its group, whose multicast then still refuses
@@ -297,6 +307,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.lockTimeout = b.lockTimeout;
         this.readTimeout = b.readTimeout;
         this.outcomeTimeout = b.outcomeTimeout;
+        this.voteQueryInterval = b.voteQueryInterval;
         this.self = Objects.requireNonNull(b.identity, "identity: the member id the group will be joined with");
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -340,6 +351,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (v != null) {
             offDeliveryThread(() -> viewInstalled(v, -1));
         }
+        long every = voteQueryInterval.toNanos();
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                offDeliveryThread(() -> queryMissingVotes(every));
+            } catch (RuntimeException e) {
+                log.warn("{}: asking for missing votes failed", self, e); // and again at the next tick
+            }
+        }, every, every, TimeUnit.NANOSECONDS);
     }
 
     public ConsistencyLevel level() {
@@ -743,7 +762,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         Remote r = new Remote(id, tx, deliveredRing);
         if (barrier != null) {
-            backlog.add(new Deferred(tx.epoch(), () -> admit(r)));
+            backlog.add(new Deferred(tx.epoch(), id, () -> admit(r)));
         } else {
             admit(r);
         }
@@ -862,6 +881,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (t.waiting == 0 && !t.voted) {
             t.voted = true;
+            t.votedAtNanos = System.nanoTime();
             AbortCause refusal = validate(t);
             t.refusal = refusal;
             // To the voters only: the originator is among them unless it owns every key and decides alone.
@@ -916,6 +936,101 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         } else if (!decided.containsKey(id) && (!vote.origin().equals(self) || isDestination(vote.seq()))) {
             // The transaction reaches us later: keep the vote until it does.
             earlyVotes.computeIfAbsent(id, k -> new ArrayList<>(2)).add(new EarlyVote(voter, vote.refusal()));
+        }
+    }
+
+    /**
+     * Asks for the votes still missing on transactions this member voted on {@code olderThanNanos} ago or more:
+     * from the owners in the view of each key not yet covered. A vote lost with a connection, or an owner that was
+     * cut off and dropped the transaction, would otherwise hold the transaction, and every rebalance after it, for
+     * ever. Runs every second on the timer; tests call it directly.
+     */
+    synchronized void queryMissingVotes(long olderThanNanos) {
+        GroupMember g = group;
+        if (g == null || protocol != CommitProtocol.TOTAL_ORDER || !level.certifies() || g.view() == null) {
+            return;
+        }
+        Set<MemberId> inView = new HashSet<>(g.view().members());
+        long now = System.nanoTime();
+        for (Remote r : remotes.values()) {
+            if (!r.voted || r.decided || now - r.votedAtNanos < olderThanNanos) {
+                continue;
+            }
+            Set<MemberId> ask = new LinkedHashSet<>();
+            for (ByteKey k : r.uncovered) {
+                for (MemberId owner : r.owners.get(k)) {
+                    if (!owner.equals(self) && inView.contains(owner)) {
+                        ask.add(owner);
+                    }
+                }
+            }
+            if (!ask.isEmpty()) {
+                stats.voteQueries.increment();
+                byte[] query = Message.encode(new Message.VoteQuery(r.id.origin, r.id.seq, r.tx.epoch()));
+                ask.forEach(m -> send(m, query));
+            }
+        }
+    }
+
+    /**
+     * Answers a destination missing this member's vote: the vote again if it voted (on a transaction it holds,
+     * decided, or dropped undecided; a decided abort is answered with a refusal, which is the outcome anyway), or
+     * {@link Message.NoVote} if it never voted and never will: it has not admitted the transaction (it dropped it
+     * while cut off, or ignored it then) and has moved past its placement, so a late delivery would be refused.
+     * Otherwise (not delivered here yet, or not its turn) nothing: it will vote in time, and the asker asks again.
+     */
+    private synchronized void onVoteQuery(MemberId from, Message.VoteQuery q) {
+        TxId id = new TxId(q.origin(), q.seq());
+        Remote r = remotes.get(id);
+        AbortCause refusal;
+        if (r != null) {
+            if (!r.voted) {
+                return;
+            }
+            refusal = r.refusal;
+        } else if (decided.containsKey(id)) {
+            refusal = decided.get(id) ? null : AbortCause.REPLICA_LEFT;
+        } else if (droppedVotes.containsKey(id)) {
+            refusal = droppedVotes.get(id).refusal();
+        } else {
+            if (deliveredEpoch > q.epoch() && !cutOff && backlog.stream().noneMatch(d -> id.equals(d.tx()))) {
+                send(from, new Message.NoVote(q.origin(), q.seq()));
+            }
+            return;
+        }
+        send(from, new Message.Vote(q.origin(), q.seq(), refusal));
+    }
+
+    /**
+     * An owner never voted on the transaction and never will. Once every owner of a key not yet covered says so,
+     * nobody voted yes on that key, so no destination can have committed: abort. (One owner saying so decides
+     * nothing: another may have voted yes, and a destination committed.)
+     */
+    private synchronized void onNoVote(MemberId from, Message.NoVote n) {
+        Remote r = remotes.get(new TxId(n.origin(), n.seq()));
+        if (r == null || r.decided) {
+            return;
+        }
+        if (r.noVotes == null) {
+            r.noVotes = new HashSet<>(4);
+        }
+        r.noVotes.add(from);
+        for (ByteKey k : r.uncovered) {
+            if (r.noVotes.containsAll(r.owners.get(k))) {
+                log.info("{}: every owner of a key of transaction {} of {} dropped it unvoted: it aborts", self,
+                        r.id.seq, r.id.origin);
+                stats.abortedUnvoted.increment();
+                decide(r, false);
+                if (r.id.origin.equals(self)) {
+                    Pending p = originated.get(r.id.seq);
+                    if (p != null) {
+                        p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
+                                "every owner of one of its keys was cut off before it voted"));
+                    }
+                }
+                drain();
+                return;
+            }
         }
     }
 
@@ -1354,7 +1469,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 r.timeout.cancel(false);
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
-                votesToRepeat.add(new SentVote(r.id, r.refusal, new ArrayList<>(r.voters)));
+                SentVote v = new SentVote(r.id, r.refusal, new ArrayList<>(r.voters));
+                votesToRepeat.add(v);
+                droppedVotes.put(r.id, v);
             }
         }
         remotes.clear();
@@ -1724,6 +1841,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             onValue(v);
         } else if (m instanceof Message.Vote v) {
             onVote(origin, v);
+        } else if (m instanceof Message.VoteQuery q) {
+            onVoteQuery(origin, q);
+        } else if (m instanceof Message.NoVote n) {
+            onNoVote(origin, n);
         } else if (m instanceof Message.Invalidate inv) {
             onInvalidate(inv);
         } else if (m instanceof Message.Transaction t && t.prepare()) {
@@ -1925,6 +2046,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         private Duration lockTimeout = Duration.ofMillis(500);
         private Duration readTimeout = Duration.ofSeconds(2);
         private Duration outcomeTimeout = Duration.ofSeconds(30);
+        private Duration voteQueryInterval = Duration.ofSeconds(1);
         private int applyThreads;
 
         private Builder() {
@@ -2012,6 +2134,16 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** How long a commit waits for its outcome before reporting it unknown (default 30 s). */
         public Builder outcomeTimeout(Duration timeout) {
             this.outcomeTimeout = positive(timeout, "outcome timeout");
+            return this;
+        }
+
+        /**
+         * How long a destination that voted waits for the other votes before it asks the owners for them, and
+         * then how often it asks again (total-order commit; default 1 s). The votes may have been lost with a
+         * connection, or their owners cut off before they voted.
+         */
+        public Builder voteQueryInterval(Duration interval) {
+            this.voteQueryInterval = positive(interval, "vote query interval");
             return this;
         }
 

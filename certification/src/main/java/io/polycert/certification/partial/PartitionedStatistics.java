@@ -17,6 +17,8 @@ public final class PartitionedStatistics {
     final LongAdder rebalances = new LongAdder();
     final LongAdder keysReceived = new LongAdder();
     final LongAdder droppedMessages = new LongAdder();
+    final LongAdder voteQueries = new LongAdder();
+    final LongAdder abortedUnvoted = new LongAdder();
 
     PartitionedStatistics() {
         for (AbortCause c : AbortCause.values()) {
@@ -83,6 +85,19 @@ public final class PartitionedStatistics {
     /** Malformed or unexpected messages dropped. */
     public long droppedMessages() {
         return droppedMessages.sum();
+    }
+
+    /** Times this member, having voted, asked owners for votes still missing after a second. */
+    public long voteQueries() {
+        return voteQueries.sum();
+    }
+
+    /**
+     * Transactions this member aborted because every owner of one of their keys dropped them without voting (cut
+     * off before their turn came).
+     */
+    public long abortedUnvoted() {
+        return abortedUnvoted.sum();
     }
 
     @Override

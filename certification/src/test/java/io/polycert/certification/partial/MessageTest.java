@@ -54,6 +54,10 @@ class MessageTest {
                 new Message.Vote(a, 9, null),
                 new Message.Vote(b, -9, AbortCause.CONFLICT),
                 new Message.Vote(a, 0, AbortCause.EXPLICIT),
+                new Message.VoteQuery(a, 9, 2),
+                new Message.VoteQuery(b, -9, Long.MAX_VALUE),
+                new Message.NoVote(a, 0),
+                new Message.NoVote(b, Long.MIN_VALUE),
                 new Message.Outcome(3, true),
                 new Message.Outcome(-3, false),
                 new Message.Get(11, key("g"), true),
@@ -345,7 +349,7 @@ class MessageTest {
     // ---------------------------------------------------------------- random messages
 
     private static Message randomMessage(SplittableRandom r) {
-        return switch (r.nextInt(11)) {
+        return switch (r.nextInt(12)) {
             case 0, 1 -> {
                 List<Message.Write> writes = new ArrayList<>();
                 for (int i = r.nextInt(5); i > 0; i--) {
@@ -391,6 +395,8 @@ class MessageTest {
                 yield r.nextBoolean() ? new Message.Data(randomLong(r), keys, versions, values)
                         : new Message.Recover(randomLong(r), keys, versions, values);
             }
+            case 10 -> r.nextBoolean() ? new Message.VoteQuery(randomMember(r), randomLong(r), randomLong(r))
+                    : new Message.NoVote(randomMember(r), randomLong(r));
             default -> {
                 List<Message.Lost> lost = new ArrayList<>();
                 for (int i = r.nextInt(3); i > 0; i--) {
@@ -529,8 +535,9 @@ class MessageTest {
                 assertSameKey(e.keys().get(i), a.keys().get(i), where + ": key " + i);
                 assertArrayEquals(e.values().get(i), a.values().get(i), where + ": value " + i);
             }
-        } else if (expected instanceof Message.Done e) {
-            assertEquals(e, actual, where); // members are records: list equality is field equality
+        } else if (expected instanceof Message.Done || expected instanceof Message.VoteQuery
+                || expected instanceof Message.NoVote) {
+            assertEquals(expected, actual, where); // members are records: list equality is field equality
         } else {
             fail(where + ": no comparison for " + expected.getClass());
         }
