@@ -103,6 +103,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<ByteKey> uncovered = new HashSet<>();
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
+        /** Its place in this member's delivery order (admission count). */
+        long order;
+        /** Its writes reached {@link #data} (set under the apply gate, read after taking it). */
+        volatile boolean written;
         boolean voted;
         /** When this member voted (System.nanoTime), to ask for votes still missing a while after. */
         long votedAtNanos;
@@ -177,6 +181,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Deferred(long epoch, Runnable step) {
             this(epoch, null, step);
         }
+    }
+
+    /** Copies of lost keys for {@link Message.Recover}, of placement {@code placement}, and the regions they cover. */
+    private record PendingRecovery(long placement, List<LostRegion> regions, Map<ByteKey, Versioned> copies) {
     }
 
     /** A read sent to an owner. */
@@ -276,6 +284,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final List<SentVote> votesToRepeat = new ArrayList<>();
     /** The same votes, kept after they were sent again: a member asking for one later gets it (bounded). */
     private final Map<TxId, SentVote> droppedVotes = bounded();
+    /** Transactions admitted for certification so far (their delivery order here). */
+    private long admissions;
+    /**
+     * Transactions dropped when this member was cut off (or missed a placement) that may have committed elsewhere:
+     * it voted yes and had not heard the outcome, or knew they committed and had not applied them yet. The others
+     * may have committed them on one vote per key, this member's among them. If it comes back holding the only
+     * copies of some keys (a lost region), the committed ones must be in those copies before it hands them over,
+     * or a committed write is missing from the keys for good. In delivery order; resolved by asking the other
+     * destinations, like {@link #queryMissingVotes}.
+     */
+    private final Map<TxId, Remote> inDoubt = new LinkedHashMap<>();
+    /** Copies of lost keys held back until every transaction in doubt is resolved (see {@link #inDoubt}). */
+    private PendingRecovery pendingRecovery;
     /**
      * This member's copies of lost keys, multicast until it delivers them itself. A member back from a minority can
      * complete the merged view's rebalance before that view reaches its group, whose multicast then still refuses
@@ -790,6 +811,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         unfinished++;
+        r.order = ++admissions;
         remotes.put(r.id, r);
         for (ByteKey k : r.lockKeys) {
             ArrayDeque<Remote> q = queues.computeIfAbsent(k, key -> new ArrayDeque<>(2));
@@ -933,6 +955,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (r != null) {
             onRemoteVote(r, voter, vote.refusal());
             drain();
+        } else if (inDoubt.containsKey(id) && !decided.containsKey(id)) {
+            resolveDoubt(inDoubt.get(id), voter, vote.refusal(), false);
         } else if (!decided.containsKey(id) && (!vote.origin().equals(self) || isDestination(vote.seq()))) {
             // The transaction reaches us later: keep the vote until it does.
             earlyVotes.computeIfAbsent(id, k -> new ArrayList<>(2)).add(new EarlyVote(voter, vote.refusal()));
@@ -952,7 +976,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         Set<MemberId> inView = new HashSet<>(g.view().members());
         long now = System.nanoTime();
-        for (Remote r : remotes.values()) {
+        List<Remote> asking = new ArrayList<>(remotes.values());
+        if (!cutOff) {
+            asking.addAll(inDoubt.values()); // voted before they were dropped
+        }
+        for (Remote r : asking) {
             if (!r.voted || r.decided || now - r.votedAtNanos < olderThanNanos) {
                 continue;
             }
@@ -1007,7 +1035,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * nothing: another may have voted yes, and a destination committed.)
      */
     private synchronized void onNoVote(MemberId from, Message.NoVote n) {
-        Remote r = remotes.get(new TxId(n.origin(), n.seq()));
+        TxId id = new TxId(n.origin(), n.seq());
+        Remote r = remotes.get(id);
+        if (r == null && inDoubt.containsKey(id)) {
+            resolveDoubt(inDoubt.get(id), from, null, true);
+            return;
+        }
         if (r == null || r.decided) {
             return;
         }
@@ -1166,6 +1199,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 data.put(w.key(), new Versioned(w.value(), old.version() + 1));
             }
         }
+        r.written = true;
     }
 
     private void notifyCachers(Remote r) {
@@ -1379,6 +1413,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     e -> log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString()));
         }
         multicastRecovery(view);
+        if (pendingRecovery != null) {
+            queryMissingVotes(0); // the others may be in this view only now
+        }
     }
 
     /**
@@ -1464,7 +1501,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             applyGate.writeLock().unlock();
         }
         applyTails.clear();
+        List<Remote> doubtful = new ArrayList<>();
         for (Remote r : remotes.values()) {
+            if (protocol == CommitProtocol.TOTAL_ORDER && !r.written
+                    && (r.decided ? r.commit : r.voted && r.refusal == null)) {
+                doubtful.add(r);
+            }
             if (r.timeout != null) {
                 r.timeout.cancel(false);
             }
@@ -1473,6 +1515,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 votesToRepeat.add(v);
                 droppedVotes.put(r.id, v);
             }
+        }
+        doubtful.sort(java.util.Comparator.comparingLong(r -> r.order));
+        for (Remote r : doubtful) {
+            if (inDoubt.size() >= REMEMBERED) {
+                log.error("{}: more than {} transactions in doubt; {} of {} is forgotten, and if it committed, its"
+                        + " writes are missing from this member's copies", self, REMEMBERED, r.id.seq, r.id.origin);
+                break;
+            }
+            inDoubt.putIfAbsent(r.id, r);
         }
         remotes.clear();
         queues.clear();
@@ -1654,19 +1705,104 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         lost = regions;
         stale = false;
-        if (recovered != null) {
-            List<ByteKey> keys = new ArrayList<>(recovered.keySet());
-            long[] versions = new long[keys.size()];
-            List<byte[]> values = new ArrayList<>(keys.size());
-            for (int i = 0; i < keys.size(); i++) {
-                versions[i] = recovered.get(keys.get(i)).version();
-                values.add(recovered.get(keys.get(i)).value());
+        if (recovered != null && pendingRecovery == null) {
+            pendingRecovery = new PendingRecovery(completedPlacement, regions, recovered);
+            if (!finishRecovery()) {
+                log.warn("{} is back with copies of lost keys; {} transactions it dropped may have committed: it"
+                        + " asks the others before it hands the copies over", self, inDoubt.size());
+                queryMissingVotes(0);
             }
-            log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys", self,
-                    completedPlacement, keys.size());
-            unsentRecovery = new Message.Recover(completedPlacement, keys, versions, values);
-            multicastRecovery(group.view());
+        } else if (pendingRecovery == null) {
+            inDoubt.clear(); // its keys have fresh owners, which decided these transactions themselves
         }
+    }
+
+    /**
+     * A transaction in doubt hears a vote (or that an owner never voted): decided like at a destination. Once none
+     * is left undecided, the held-back copies go out.
+     */
+    private void resolveDoubt(Remote r, MemberId voter, AbortCause refusal, boolean neverVoted) {
+        if (r.decided || !r.owners.values().stream().anyMatch(o -> o.contains(voter))) {
+            return;
+        }
+        if (neverVoted) {
+            if (r.noVotes == null) {
+                r.noVotes = new HashSet<>(4);
+            }
+            r.noVotes.add(voter);
+            if (r.uncovered.stream().anyMatch(k -> r.noVotes.containsAll(r.owners.get(k)))) {
+                r.decided = true;
+            }
+        } else if (refusal != null) {
+            r.decided = true;
+        } else {
+            r.uncovered.removeIf(k -> r.owners.get(k).contains(voter));
+            if (r.uncovered.isEmpty()) {
+                r.decided = true;
+                r.commit = true;
+            }
+        }
+        if (r.decided) {
+            decided.put(r.id, r.commit);
+            finishRecovery();
+        }
+    }
+
+    /**
+     * Multicasts the held-back copies of lost keys once every transaction in doubt is decided, with the writes of
+     * those that committed applied in delivery order (each a version up, as at every owner). Returns false while
+     * some are undecided.
+     */
+    private boolean finishRecovery() {
+        PendingRecovery p = pendingRecovery;
+        if (p == null) {
+            return true;
+        }
+        for (Remote r : inDoubt.values()) {
+            if (!r.decided) {
+                return false;
+            }
+        }
+        int applied = 0;
+        for (Remote r : inDoubt.values()) {
+            if (!r.commit) {
+                continue;
+            }
+            for (Message.Write w : r.tx.writes()) {
+                if (r.holds(w.key()) && recoverable(p, w.key())) {
+                    Versioned old = p.copies().getOrDefault(w.key(), Versioned.ABSENT);
+                    p.copies().put(w.key(), new Versioned(w.value(), old.version() + 1));
+                    applied++;
+                }
+            }
+            stats.inDoubtCommitted.increment();
+        }
+        inDoubt.clear();
+        pendingRecovery = null;
+        List<ByteKey> keys = new ArrayList<>(p.copies().keySet());
+        long[] versions = new long[keys.size()];
+        List<byte[]> values = new ArrayList<>(keys.size());
+        for (int i = 0; i < keys.size(); i++) {
+            versions[i] = p.copies().get(keys.get(i)).version();
+            values.add(p.copies().get(keys.get(i)).value());
+        }
+        log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
+                + " transactions it had dropped, which committed, applied first)", self, p.placement(), keys.size(),
+                applied);
+        unsentRecovery = new Message.Recover(p.placement(), keys, versions, values);
+        multicastRecovery(group.view());
+        return true;
+    }
+
+    /** Whether this member's copy of the key goes out with its recovery (as {@link #recoverableCopies} picks). */
+    private boolean recoverable(PendingRecovery p, ByteKey key) {
+        for (LostRegion region : p.regions()) {
+            if (region.placement == p.placement() && region.recoverableBy(self) && region.covers(key)
+                    && region.ring.isOwner(self, key)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     /** Multicasts this member's copies of lost keys to every member of its view, if it still has to. */
@@ -2008,7 +2144,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 .append(unfinished).append(", barrier ").append(barrier != null).append(", receiving ")
                 .append(receiving).append(", backlog ").append(backlog.size()).append(", delivered rebalance ")
                 .append(deliveredEpoch).append(", stale ").append(stale).append(", cut off ").append(cutOff)
-                .append(", awaiting done from ").append(awaitingDone).append(", lost ").append(lost).append('\n');
+                .append(", awaiting done from ").append(awaitingDone).append(", lost ").append(lost)
+                .append(", in doubt ").append(inDoubt.size()).append(", recovery held ").append(pendingRecovery != null)
+                .append('\n');
         for (Remote r : remotes.values()) {
             sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys.size()).append(" waiting=").append(r.waiting)
                     .append(" voted=").append(r.voted)

@@ -19,6 +19,7 @@ public final class PartitionedStatistics {
     final LongAdder droppedMessages = new LongAdder();
     final LongAdder voteQueries = new LongAdder();
     final LongAdder abortedUnvoted = new LongAdder();
+    final LongAdder inDoubtCommitted = new LongAdder();
 
     PartitionedStatistics() {
         for (AbortCause c : AbortCause.values()) {
@@ -98,6 +99,14 @@ public final class PartitionedStatistics {
      */
     public long abortedUnvoted() {
         return abortedUnvoted.sum();
+    }
+
+    /**
+     * Transactions this member dropped while cut off that turned out to have committed, whose writes it applied to
+     * the copies of lost keys it brought back.
+     */
+    public long inDoubtCommitted() {
+        return inDoubtCommitted.sum();
     }
 
     @Override

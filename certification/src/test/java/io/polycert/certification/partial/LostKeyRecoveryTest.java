@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.polycert.core.AbortCause;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import java.util.List;
@@ -34,26 +35,14 @@ class LostKeyRecoveryTest {
     @Test
     void copiesOfLostKeysAreMulticastOnceTheMergedViewArrivesIfTheRebalanceCameFirst() {
         RecordingGroup group = new RecordingGroup(B, A, C, D);
-        engine.attach(group);
-        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, ALL)));
-        for (MemberId m : List.of(A, C, D)) {
-            engine.deliverDirect(m, Message.encode(new Message.Done(1, 0)));
-        }
+        placeOnFour(group);
         assertTrue(engine.isReady());
         ByteKey lostKey = keyOwnedBy(new HashRing(ALL, 2, 64), B, D);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
         assertArrayEquals(new byte[] {42}, engine.ownedValue(lostKey.bytes));
 
-        View minority = new View(2, List.of(B), false);
-        group.install(minority);
-        engine.blocked(minority);
-        // A and C went through placement 2 without B and D, so nobody fresh holds the keys only B and D owned.
-        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(3, ALL)));
-        Message.Done fresh = new Message.Done(3, 2, List.of(A, C), List.of(new Message.Lost(1, ALL, List.of(A, C))));
-        engine.deliverDirect(A, Message.encode(fresh));
-        engine.deliverDirect(C, Message.encode(fresh));
-        engine.deliverDirect(D, Message.encode(new Message.Done(3, -1)));
+        cutOffWithDAndRebalanced(group);
         assertTrue(engine.isReady(), "the rebalance of the merged view completed before the view reached B's group");
         assertEquals(List.of(), recoveries(group), "nothing can be multicast from a minority view");
 
@@ -71,6 +60,91 @@ class LostKeyRecoveryTest {
         group.install(next);
         engine.viewInstalled(next, -1);
         assertEquals(1, recoveries(group).size(), "delivered: not sent again");
+    }
+
+    /**
+     * A transaction in flight when B and D were cut off: B voted yes on the key only B and D own, and had not heard
+     * the vote on its other key, owned by A and C. A and C may have committed it on B's vote, so B must not hand
+     * its copy over before it knows: committed, the write must be in it (seed 203 of the partial fault campaign
+     * lost such writes: acknowledged, and missing from the final reads); aborted, it must not.
+     */
+    private Message.Recover recoveryAfterAnInDoubtTransaction(Message answerOfA, Message answerOfC) {
+        RecordingGroup group = new RecordingGroup(B, A, C, D);
+        placeOnFour(group);
+        HashRing ring = new HashRing(ALL, 2, 64);
+        ByteKey lostKey = keyOwnedBy(ring, B, D);
+        ByteKey othersKey = keyOwnedBy(ring, A, C);
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {43}), new Message.Write(othersKey, new byte[] {43})),
+                List.of(new Message.Check(lostKey, 1), new Message.Check(othersKey, 0)))));
+        assertArrayEquals(new byte[] {42}, engine.ownedValue(lostKey.bytes), "B voted, and waits for A or C");
+
+        cutOffWithDAndRebalanced(group);
+        View merged = new View(3, ALL, true);
+        group.install(merged);
+        engine.viewInstalled(merged, -1);
+        assertEquals(List.of(), recoveries(group), "held back: transaction 2 may have committed");
+        List<MemberId> asked = group.sent.stream()
+                .filter(e -> Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.seq() == 2)
+                .map(java.util.Map.Entry::getKey).sorted().toList();
+        assertEquals(List.of(A, C), asked, "the owners of the key whose vote B had not heard");
+
+        engine.deliverDirect(A, Message.encode(answerOfA));
+        if (answerOfC != null) {
+            assertEquals(List.of(), recoveries(group), "one owner's word was not enough");
+            engine.deliverDirect(C, Message.encode(answerOfC));
+        }
+        List<Message.Recover> sent = recoveries(group);
+        assertEquals(1, sent.size());
+        assertEquals(List.of(lostKey), sent.get(0).keys());
+        return sent.get(0);
+    }
+
+    @Test
+    void aTransactionInDoubtThatCommittedIsInTheCopiesBroughtBack() {
+        Message.Recover r = recoveryAfterAnInDoubtTransaction(new Message.Vote(A, 2, null), null);
+        assertArrayEquals(new byte[] {43}, r.values().get(0));
+        assertEquals(2, r.versions()[0], "one version up, as at every owner that applied it");
+        assertEquals(1, engine.statistics().inDoubtCommitted());
+    }
+
+    @Test
+    void aTransactionInDoubtThatAbortedIsNot() {
+        Message.Recover r = recoveryAfterAnInDoubtTransaction(new Message.Vote(A, 2, AbortCause.CONFLICT), null);
+        assertArrayEquals(new byte[] {42}, r.values().get(0));
+        assertEquals(1, r.versions()[0]);
+    }
+
+    @Test
+    void aTransactionInDoubtWhoseOtherKeyNobodyVotedOnAborted() {
+        Message.Recover r = recoveryAfterAnInDoubtTransaction(new Message.NoVote(A, 2), new Message.NoVote(A, 2));
+        assertArrayEquals(new byte[] {42}, r.values().get(0));
+        assertEquals(0, engine.statistics().inDoubtCommitted());
+    }
+
+    private void placeOnFour(RecordingGroup group) {
+        engine.attach(group);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, ALL)));
+        for (MemberId m : List.of(A, C, D)) {
+            engine.deliverDirect(m, Message.encode(new Message.Done(1, 0)));
+        }
+    }
+
+    /**
+     * B is cut off (with D), then processes the rebalance of the merged view 3. A and C went through placement 2
+     * without B and D, so nobody fresh holds the keys only B and D owned.
+     */
+    private void cutOffWithDAndRebalanced(RecordingGroup group) {
+        View minority = new View(2, List.of(B), false);
+        group.install(minority);
+        engine.blocked(minority);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(3, ALL)));
+        Message.Done fresh = new Message.Done(3, 2, List.of(A, C), List.of(new Message.Lost(1, ALL, List.of(A, C))));
+        engine.deliverDirect(A, Message.encode(fresh));
+        engine.deliverDirect(C, Message.encode(fresh));
+        engine.deliverDirect(D, Message.encode(new Message.Done(3, -1)));
     }
 
     private static ByteKey keyOwnedBy(HashRing ring, MemberId first, MemberId second) {
