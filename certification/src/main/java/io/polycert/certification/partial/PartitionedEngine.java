@@ -284,8 +284,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final List<SentVote> votesToRepeat = new ArrayList<>();
     /** The same votes, kept after they were sent again: a member asking for one later gets it (bounded). */
     private final Map<TxId, SentVote> droppedVotes = bounded();
-    /** Transactions admitted for certification so far (their delivery order here). */
+    /** Transactions admitted so far (their delivery order here). */
     private long admissions;
+    /** Decided on delivery (the levels that do not certify) and queued on the apply pool, until written. */
+    private final Map<TxId, Remote> applying = new HashMap<>();
     /**
      * Transactions dropped when this member was cut off (or missed a placement) that may have committed elsewhere:
      * it voted yes and had not heard the outcome, or knew they committed and had not applied them yet. The others
@@ -803,8 +805,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (!level.certifies()) {
             decided.put(r.id, true);
+            r.decided = true;
+            r.commit = true;
+            r.order = ++admissions;
             unfinished++; // until applied: a rebalance must not move keys with writes still on their way
+            if (applyPool != null) {
+                applying.put(r.id, r); // in doubt if this member is cut off before the pool writes it
+            }
             applyThen(r, () -> {
+                applying.remove(r.id);
                 acknowledge(r);
                 finished();
             });
@@ -1502,6 +1511,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         applyTails.clear();
         List<Remote> doubtful = new ArrayList<>();
+        for (Remote r : applying.values()) {
+            if (!r.written) {
+                doubtful.add(r);
+            }
+        }
+        applying.clear();
         for (Remote r : remotes.values()) {
             if (protocol == CommitProtocol.TOTAL_ORDER && !r.written
                     && (r.decided ? r.commit : r.voted && r.refusal == null)) {

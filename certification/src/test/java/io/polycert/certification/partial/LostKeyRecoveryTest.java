@@ -25,7 +25,7 @@ class LostKeyRecoveryTest {
     private static final MemberId D = new MemberId(4, 4, "D");
     private static final List<MemberId> ALL = List.of(A, B, C, D);
 
-    private final PartitionedEngine engine = PartitionedEngine.builder().identity(B).build();
+    private PartitionedEngine engine = PartitionedEngine.builder().identity(B).build();
 
     @AfterEach
     void close() {
@@ -122,6 +122,43 @@ class LostKeyRecoveryTest {
         Message.Recover r = recoveryAfterAnInDoubtTransaction(new Message.NoVote(A, 2), new Message.NoVote(A, 2));
         assertArrayEquals(new byte[] {42}, r.values().get(0));
         assertEquals(0, engine.statistics().inDoubtCommitted());
+    }
+
+    /**
+     * Under read committed every owner applies a transaction on delivery; with parallel apply the writes queue on
+     * the pool, and those still queued when the member is cut off are dropped with its transactions in progress.
+     * They committed (decided on delivery, everywhere alike), so the copies B brings back must hold them: each
+     * write exactly once, in order.
+     */
+    @Test
+    void writesStillQueuedOnTheApplyPoolAtTheCutAreInTheCopiesBroughtBack() {
+        PartitionedEngine pooled = PartitionedEngine.builder().identity(B).consistency(ConsistencyLevel.READ_COMMITTED)
+                .applyThreads(1).build();
+        try {
+            RecordingGroup group = new RecordingGroup(B, A, C, D);
+            PartitionedEngine saved = engine;
+            engine = pooled;
+            placeOnFour(group);
+            ByteKey lostKey = keyOwnedBy(new HashRing(ALL, 2, 64), B, D);
+            int n = 2_000;
+            for (int i = 1; i <= n; i++) {
+                engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, i, 1,
+                        ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(lostKey, new byte[] {(byte) i})),
+                        List.of())));
+            }
+            long written = engine.ownedVersion(lostKey.bytes); // about: the pool goes on writing until the cut
+            cutOffWithDAndRebalanced(group);
+            View merged = new View(3, ALL, true);
+            group.install(merged);
+            engine.viewInstalled(merged, -1);
+            List<Message.Recover> sent = recoveries(group);
+            assertEquals(1, sent.size());
+            assertEquals(n, sent.get(0).versions()[0], "every write once (" + written + " written before the cut)");
+            assertArrayEquals(new byte[] {(byte) n}, sent.get(0).values().get(0));
+            engine = saved;
+        } finally {
+            pooled.close();
+        }
     }
 
     private void placeOnFour(RecordingGroup group) {
