@@ -66,17 +66,15 @@ final class FounderRegistrations {
     }
 
     /**
-     * Whether this replica must broadcast its registrations: it took no state, so it founded the group. From then
-     * on it decides once it has heard every founder still in the view.
+     * Called as this replica broadcasts its registrations. If it took no state (it founded the group), it decides
+     * from then on, once it has heard every founder still in the view.
      */
-    synchronized boolean startAnnouncing(MemberId self) {
-        if (tookState) {
-            return false;
-        }
+    synchronized void startAnnouncing(MemberId self) {
         this.self = self;
-        this.announced = true;
-        evaluate();
-        return true;
+        if (!tookState) {
+            this.announced = true;
+            evaluate();
+        }
     }
 
     /** An announcement delivered in the total order (malformed ones throw before reaching here). */

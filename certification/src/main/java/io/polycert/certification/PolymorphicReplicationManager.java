@@ -248,21 +248,22 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     /**
-     * Compares this replica's codec registrations with its group's, once it has joined. A replica that took the
-     * group's state was checked then (the returned future is complete). One that founded the group broadcasts its
-     * registrations, and the future completes once it has heard every founder still in the view: exceptionally,
+     * Compares this replica's codec registrations with its group's, once it has joined, and announces them to the
+     * group. A replica that took the group's state was checked then (the returned future is complete). One that
+     * founded the group completes the future once it has heard every founder still in the view: exceptionally,
      * with the reason, if another founder registers a tag this one lacks. The replica must not commit before.
      *
      * @throws io.polycert.core.group.NotInMajorityException if the group lost its majority meanwhile
      */
     public CompletableFuture<Void> checkRegistrations() {
         MemberId me = Objects.requireNonNull(self, "identity() first");
-        if (founderRegistrations.startAnnouncing(me)) {
-            ValueOutput out = new ValueOutput(codec, 256);
-            out.writeByte(REGISTRATIONS);
-            FounderRegistrations.write(out, codec.registrations());
-            group.broadcast(out.toByteArray());
-        }
+        founderRegistrations.startAnnouncing(me);
+        // Even with the state: a founder cut off and readmitted with it before it announced is still awaited by
+        // the other founders.
+        ValueOutput out = new ValueOutput(codec, 256);
+        out.writeByte(REGISTRATIONS);
+        FounderRegistrations.write(out, codec.registrations());
+        group.broadcast(out.toByteArray());
         return founderRegistrations.outcome();
     }
 
