@@ -183,8 +183,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
     }
 
-    /** Copies of lost keys for {@link Message.Recover}, of placement {@code placement}, and the regions they cover. */
-    private record PendingRecovery(long placement, List<LostRegion> regions, Map<ByteKey, Versioned> copies) {
+    /**
+     * Copies of lost keys for {@link Message.Recover}, of placement {@code placement}, the regions they cover, and
+     * the transactions in doubt that write some of them, in delivery order.
+     */
+    private record PendingRecovery(long placement, List<LostRegion> regions, Map<ByteKey, Versioned> copies,
+            List<Remote> doubts) {
     }
 
     /** A read sent to an owner. */
@@ -247,7 +251,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Map<TxId, List<EarlyVote>> earlyVotes = bounded();
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
-    private final Map<TxId, Boolean> decided = bounded();
+    private final Map<TxId, Boolean> decided = forgetful();
     /** Own total-order transactions this member is a destination of, until it delivers and finishes them. */
     private final Map<Long, Boolean> ownDestined = bounded();
     /** Epoch and ring of the last rebalance delivered (transactions are checked against it on delivery). */
@@ -283,7 +287,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     private final List<SentVote> votesToRepeat = new ArrayList<>();
     /** The same votes, kept after they were sent again: a member asking for one later gets it (bounded). */
-    private final Map<TxId, SentVote> droppedVotes = bounded();
+    private final Map<TxId, SentVote> droppedVotes = forgetful();
+    /**
+     * The newest placement epoch of which a decision or a vote may have been forgotten ({@link #decided} and
+     * {@link #droppedVotes} keep the newest {@value #REMEMBERED}): asked about a transaction of that placement or an
+     * older one that it does not know, this member cannot tell "never voted" from "forgotten", so it says nothing.
+     */
+    private long forgottenThroughEpoch;
     /** Transactions admitted so far (their delivery order here). */
     private long admissions;
     /** Decided on delivery (the levels that do not certify) and queued on the apply pool, until written. */
@@ -296,15 +306,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * or a committed write is missing from the keys for good. In delivery order; resolved by asking the other
      * destinations, like {@link #queryMissingVotes}.
      */
-    private final Map<TxId, Remote> inDoubt = new LinkedHashMap<>();
-    /** Copies of lost keys held back until every transaction in doubt is resolved (see {@link #inDoubt}). */
-    private PendingRecovery pendingRecovery;
+    private final Map<TxId, Remote> inDoubt = new HashMap<>();
+    /** Those dropped since this member last completed a rebalance: they belong to its next recovery, if any. */
+    private final List<Remote> doubtsOfThisLife = new ArrayList<>();
+    /**
+     * Copies of lost keys held back until the transactions in doubt that write them are resolved (see
+     * {@link #inDoubt}), oldest first: a member cut off again before one went out may hold two.
+     */
+    private final List<PendingRecovery> pendingRecoveries = new ArrayList<>();
     /**
      * This member's copies of lost keys, multicast until it delivers them itself. A member back from a minority can
      * complete the merged view's rebalance before that view reaches its group, whose multicast then still refuses
      * (minority view): sent once only, the copies were lost and the keys refused for ever.
      */
-    private Message.Recover unsentRecovery;
+    private final List<Message.Recover> unsentRecoveries = new ArrayList<>();
     private long dropped;
     /**
      * What a thread that is not delivering for the group (an apply thread, the timer, an application thread) sends
@@ -772,7 +787,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         TxId id = new TxId(origin, tx.seq());
         if (cutOff) {
             // Ordered while we were cut off: the majority decides it without us. A refusal from here could
-            // contradict the owners that voted, so say nothing.
+            // contradict the owners that voted, so say nothing. Another owner of our keys may have voted yes,
+            // so it is in doubt, like those dropped at the cut.
+            if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies() && tx.epoch() == deliveredEpoch
+                    && deliveredRing != null && !decided.containsKey(id) && !inDoubt.containsKey(id)) {
+                Remote r = new Remote(id, tx, deliveredRing);
+                r.order = ++admissions;
+                neverVotes(r);
+                holdInDoubt(r);
+            }
+            return;
+        }
+        if (decided.containsKey(id) || remotes.containsKey(id) || inDoubt.containsKey(id)
+                || droppedVotes.containsKey(id)) {
+            // Its sender multicast it again. Checked before the placement: a refusal of a replay from an older
+            // placement could contradict the vote this member gave the first time.
+            drop(origin, "a replay of transaction " + tx.seq() + ", delivered before");
             return;
         }
         if (tx.epoch() != deliveredEpoch || tx.level() != level || deliveredRing == null) {
@@ -987,10 +1017,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long now = System.nanoTime();
         List<Remote> asking = new ArrayList<>(remotes.values());
         if (!cutOff) {
-            asking.addAll(inDoubt.values()); // voted before they were dropped
+            asking.addAll(inDoubt.values()); // dropped at a cut: voted or not, asked at once
         }
         for (Remote r : asking) {
-            if (!r.voted || r.decided || now - r.votedAtNanos < olderThanNanos) {
+            boolean doubt = !remotes.containsKey(r.id);
+            if (r.decided || !doubt && (!r.voted || now - r.votedAtNanos < olderThanNanos)) {
                 continue;
             }
             Set<MemberId> ask = new LinkedHashSet<>();
@@ -1030,7 +1061,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         } else if (droppedVotes.containsKey(id)) {
             refusal = droppedVotes.get(id).refusal();
         } else {
-            if (deliveredEpoch > q.epoch() && !cutOff && backlog.stream().noneMatch(d -> id.equals(d.tx()))) {
+            if (deliveredEpoch > q.epoch() && q.epoch() > forgottenThroughEpoch && !cutOff
+                    && backlog.stream().noneMatch(d -> id.equals(d.tx()))) {
                 send(from, new Message.NoVote(q.origin(), q.seq()));
             }
             return;
@@ -1422,7 +1454,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     e -> log.debug("rebalance for view {} not sent: {}", view.epoch(), e.toString()));
         }
         multicastRecovery(view);
-        if (pendingRecovery != null) {
+        if (!pendingRecoveries.isEmpty()) {
             queryMissingVotes(0); // the others may be in this view only now
         }
     }
@@ -1501,6 +1533,25 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
     }
 
+    /** This member dropped the transaction without voting, and never will vote on it. */
+    private void neverVotes(Remote r) {
+        if (r.noVotes == null) {
+            r.noVotes = new HashSet<>(4);
+        }
+        r.noVotes.add(self);
+    }
+
+    private void holdInDoubt(Remote r) {
+        if (inDoubt.size() >= REMEMBERED) {
+            log.error("{}: more than {} transactions in doubt; {} of {} is forgotten, and if it committed, its"
+                    + " writes are missing from this member's copies", self, REMEMBERED, r.id.seq, r.id.origin);
+            return;
+        }
+        if (inDoubt.putIfAbsent(r.id, r) == null) {
+            doubtsOfThisLife.add(r);
+        }
+    }
+
     /** Forgets every transaction in progress at this member, and who cached its keys. */
     private void dropTransactionsInProgress() {
         applyGate.writeLock().lock(); // waits for writes under way on the apply pool; later ones write nothing
@@ -1518,8 +1569,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         applying.clear();
         for (Remote r : remotes.values()) {
+            // Not voted yet: the key's other owner may have voted yes, and the others committed on that vote.
             if (protocol == CommitProtocol.TOTAL_ORDER && !r.written
-                    && (r.decided ? r.commit : r.voted && r.refusal == null)) {
+                    && (r.decided ? r.commit : !r.voted || r.refusal == null)) {
+                if (!r.voted) {
+                    neverVotes(r);
+                }
                 doubtful.add(r);
             }
             if (r.timeout != null) {
@@ -1532,14 +1587,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
         }
         doubtful.sort(java.util.Comparator.comparingLong(r -> r.order));
-        for (Remote r : doubtful) {
-            if (inDoubt.size() >= REMEMBERED) {
-                log.error("{}: more than {} transactions in doubt; {} of {} is forgotten, and if it committed, its"
-                        + " writes are missing from this member's copies", self, REMEMBERED, r.id.seq, r.id.origin);
-                break;
-            }
-            inDoubt.putIfAbsent(r.id, r);
-        }
+        doubtful.forEach(this::holdInDoubt);
         remotes.clear();
         queues.clear();
         locks.clear();
@@ -1720,24 +1768,36 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         lost = regions;
         stale = false;
-        if (recovered != null && pendingRecovery == null) {
-            pendingRecovery = new PendingRecovery(completedPlacement, regions, recovered);
-            if (!finishRecovery()) {
-                log.warn("{} is back with copies of lost keys; {} transactions it dropped may have committed: it"
-                        + " asks the others before it hands the copies over", self, inDoubt.size());
-                queryMissingVotes(0);
+        if (recovered != null) {
+            long placement = completedPlacement;
+            List<Remote> doubts = new ArrayList<>();
+            for (Remote r : doubtsOfThisLife) {
+                if (r.tx.writes().stream().anyMatch(w -> r.holds(w.key()) && recoverable(placement, regions, w.key()))) {
+                    doubts.add(r);
+                } else {
+                    inDoubt.remove(r.id); // its keys have fresh owners, which decided it themselves
+                }
             }
-        } else if (pendingRecovery == null) {
-            inDoubt.clear(); // its keys have fresh owners, which decided these transactions themselves
+            doubtsOfThisLife.clear();
+            pendingRecoveries.add(new PendingRecovery(placement, regions, recovered, doubts));
+            if (!doubts.isEmpty()) {
+                log.warn("{} is back with copies of lost keys; {} transactions it dropped may have committed: it"
+                        + " asks the others before it hands the copies over", self, doubts.size());
+            }
+            finishRecoveries();
+            queryMissingVotes(0);
+        } else {
+            doubtsOfThisLife.forEach(r -> inDoubt.remove(r.id)); // fresh owners decided them
+            doubtsOfThisLife.clear();
         }
     }
 
     /**
-     * A transaction in doubt hears a vote (or that an owner never voted): decided like at a destination. Once none
-     * is left undecided, the held-back copies go out.
+     * A transaction in doubt hears a vote (or that an owner never voted): decided like at a destination. Held-back
+     * copies whose transactions are all decided then go out.
      */
     private void resolveDoubt(Remote r, MemberId voter, AbortCause refusal, boolean neverVoted) {
-        if (r.decided || !r.owners.values().stream().anyMatch(o -> o.contains(voter))) {
+        if (r.decided || r.owners.values().stream().noneMatch(o -> o.contains(voter))) {
             return;
         }
         if (neverVoted) {
@@ -1759,60 +1819,55 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (r.decided) {
             decided.put(r.id, r.commit);
-            finishRecovery();
+            finishRecoveries();
         }
     }
 
     /**
-     * Multicasts the held-back copies of lost keys once every transaction in doubt is decided, with the writes of
-     * those that committed applied in delivery order (each a version up, as at every owner). Returns false while
-     * some are undecided.
+     * Multicasts, oldest first, the held-back copies of lost keys whose transactions in doubt are all decided,
+     * with the writes of those that committed applied in delivery order (each a version up, as at every owner).
      */
-    private boolean finishRecovery() {
-        PendingRecovery p = pendingRecovery;
-        if (p == null) {
-            return true;
-        }
-        for (Remote r : inDoubt.values()) {
-            if (!r.decided) {
-                return false;
+    private void finishRecoveries() {
+        while (!pendingRecoveries.isEmpty()) {
+            PendingRecovery p = pendingRecoveries.get(0);
+            if (p.doubts().stream().anyMatch(r -> !r.decided)) {
+                return;
             }
-        }
-        int applied = 0;
-        for (Remote r : inDoubt.values()) {
-            if (!r.commit) {
-                continue;
-            }
-            for (Message.Write w : r.tx.writes()) {
-                if (r.holds(w.key()) && recoverable(p, w.key())) {
-                    Versioned old = p.copies().getOrDefault(w.key(), Versioned.ABSENT);
-                    p.copies().put(w.key(), new Versioned(w.value(), old.version() + 1));
-                    applied++;
+            pendingRecoveries.remove(0);
+            int applied = 0;
+            for (Remote r : p.doubts()) {
+                inDoubt.remove(r.id);
+                if (!r.commit) {
+                    continue;
                 }
+                for (Message.Write w : r.tx.writes()) {
+                    if (r.holds(w.key()) && recoverable(p.placement(), p.regions(), w.key())) {
+                        Versioned old = p.copies().getOrDefault(w.key(), Versioned.ABSENT);
+                        p.copies().put(w.key(), new Versioned(w.value(), old.version() + 1));
+                        applied++;
+                    }
+                }
+                stats.inDoubtCommitted.increment();
             }
-            stats.inDoubtCommitted.increment();
+            List<ByteKey> keys = new ArrayList<>(p.copies().keySet());
+            long[] versions = new long[keys.size()];
+            List<byte[]> values = new ArrayList<>(keys.size());
+            for (int i = 0; i < keys.size(); i++) {
+                versions[i] = p.copies().get(keys.get(i)).version();
+                values.add(p.copies().get(keys.get(i)).value());
+            }
+            log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
+                    + " transactions it had dropped, which committed, applied first)", self, p.placement(),
+                    keys.size(), applied);
+            unsentRecoveries.add(new Message.Recover(p.placement(), keys, versions, values));
+            multicastRecovery(group.view());
         }
-        inDoubt.clear();
-        pendingRecovery = null;
-        List<ByteKey> keys = new ArrayList<>(p.copies().keySet());
-        long[] versions = new long[keys.size()];
-        List<byte[]> values = new ArrayList<>(keys.size());
-        for (int i = 0; i < keys.size(); i++) {
-            versions[i] = p.copies().get(keys.get(i)).version();
-            values.add(p.copies().get(keys.get(i)).value());
-        }
-        log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
-                + " transactions it had dropped, which committed, applied first)", self, p.placement(), keys.size(),
-                applied);
-        unsentRecovery = new Message.Recover(p.placement(), keys, versions, values);
-        multicastRecovery(group.view());
-        return true;
     }
 
     /** Whether this member's copy of the key goes out with its recovery (as {@link #recoverableCopies} picks). */
-    private boolean recoverable(PendingRecovery p, ByteKey key) {
-        for (LostRegion region : p.regions()) {
-            if (region.placement == p.placement() && region.recoverableBy(self) && region.covers(key)
+    private boolean recoverable(long placement, List<LostRegion> regions, ByteKey key) {
+        for (LostRegion region : regions) {
+            if (region.placement == placement && region.recoverableBy(self) && region.covers(key)
                     && region.ring.isOwner(self, key)) {
                 return true;
             }
@@ -1822,11 +1877,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Multicasts this member's copies of lost keys to every member of its view, if it still has to. */
     private void multicastRecovery(View view) {
-        if (unsentRecovery == null || view == null || !view.primary()) {
+        if (unsentRecoveries.isEmpty() || view == null || !view.primary()) {
             return; // sent again once a primary view is installed
         }
-        multicast(view.members(), Message.encode(unsentRecovery),
-                e -> log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString()));
+        for (Message.Recover r : unsentRecoveries) {
+            multicast(view.members(), Message.encode(r),
+                    e -> log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString()));
+        }
     }
 
     /**
@@ -1890,8 +1947,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onRecover(MemberId from, Message.Recover r) {
-        if (from.equals(self) && unsentRecovery != null && unsentRecovery.placement() == r.placement()) {
-            unsentRecovery = null; // ordered: every member delivers it at this point
+        if (from.equals(self)) {
+            // ordered: every member delivers it at this point
+            unsentRecoveries.removeIf(u -> u.placement() == r.placement() && u.keys().equals(r.keys()));
         }
         if (cutOff || deliveredRing == null) {
             return; // the regions this member adopts at its next rebalance already reflect it
@@ -2160,7 +2218,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 .append(receiving).append(", backlog ").append(backlog.size()).append(", delivered rebalance ")
                 .append(deliveredEpoch).append(", stale ").append(stale).append(", cut off ").append(cutOff)
                 .append(", awaiting done from ").append(awaitingDone).append(", lost ").append(lost)
-                .append(", in doubt ").append(inDoubt.size()).append(", recovery held ").append(pendingRecovery != null)
+                .append(", in doubt ").append(inDoubt.size()).append(", recoveries held ")
+                .append(pendingRecoveries.size())
                 .append('\n');
         for (Remote r : remotes.values()) {
             sb.append("  ").append(r.id).append(" keys=").append(r.lockKeys.size()).append(" waiting=").append(r.waiting)
@@ -2174,6 +2233,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     @Override
     public String toString() {
         return "PartitionedEngine[" + self + ", " + level + ", " + protocol + ", degree " + degree + "]";
+    }
+
+    /** Like {@link #bounded()}, noting in {@link #forgottenThroughEpoch} that something was forgotten. */
+    private <K, V> Map<K, V> forgetful() {
+        return new LinkedHashMap<>(16, 0.75f, false) {
+            private static final long serialVersionUID = 1L;
+
+            @Override
+            protected boolean removeEldestEntry(Map.Entry<K, V> eldest) {
+                if (size() <= REMEMBERED) {
+                    return false;
+                }
+                // Transactions are decided under the placement delivered when they arrived, at most this one.
+                forgottenThroughEpoch = Math.max(forgottenThroughEpoch, deliveredEpoch);
+                return true;
+            }
+        };
     }
 
     private static <K, V> Map<K, V> bounded() {

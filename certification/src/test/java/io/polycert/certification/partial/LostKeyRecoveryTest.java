@@ -125,6 +125,76 @@ class LostKeyRecoveryTest {
     }
 
     /**
+     * A transaction queued behind one in doubt had no vote from B yet. D, the key's other owner, may have voted
+     * yes on it (it heard the first one's outcome sooner), and the others committed on that vote: so it is in
+     * doubt too, and B asks D. B itself never voted on it and never will.
+     */
+    @Test
+    void aTransactionQueuedUnvotedAtTheCutIsResolvedByTheOtherOwnersVote() {
+        for (boolean dVotedYes : new boolean[] {true, false}) {
+            RecordingGroup group = new RecordingGroup(B, A, C, D);
+            PartitionedEngine b = PartitionedEngine.builder().identity(B).build();
+            PartitionedEngine saved = engine;
+            engine = b;
+            try {
+                placeOnFour(group);
+                HashRing ring = new HashRing(ALL, 2, 64);
+                ByteKey lostKey = keyOwnedBy(ring, B, D);
+                ByteKey othersKey = keyOwnedBy(ring, A, C);
+                engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
+                        ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(lostKey, new byte[] {1}),
+                                new Message.Write(othersKey, new byte[] {1})),
+                        List.of(new Message.Check(lostKey, 0), new Message.Check(othersKey, 0)))));
+                engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1,
+                        ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(lostKey, new byte[] {2})),
+                        List.of(new Message.Check(lostKey, 1)))));
+                cutOffWithDAndRebalanced(group);
+                View merged = new View(3, ALL, true);
+                group.install(merged);
+                engine.viewInstalled(merged, -1);
+                assertTrue(group.sent.stream().anyMatch(e -> e.getKey().equals(D)
+                        && Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.origin().equals(C)),
+                        "B asks D about C's transaction");
+                engine.deliverDirect(A, Message.encode(new Message.Vote(A, 1, null))); // the first committed
+                assertEquals(List.of(), recoveries(group), "C's transaction is still in doubt");
+                engine.deliverDirect(D, Message.encode(dVotedYes ? new Message.Vote(C, 1, null)
+                        : new Message.NoVote(C, 1)));
+                List<Message.Recover> sent = recoveries(group);
+                assertEquals(1, sent.size());
+                assertArrayEquals(new byte[] {(byte) (dVotedYes ? 2 : 1)}, sent.get(0).values().get(0),
+                        "D voted " + (dVotedYes ? "yes" : "never: nobody voted yes on it"));
+                assertEquals(dVotedYes ? 2 : 1, sent.get(0).versions()[0]);
+            } finally {
+                engine = saved;
+                b.close();
+            }
+        }
+    }
+
+    /** A transaction in doubt that writes no lost key does not hold the copies back: fresh owners decide it. */
+    @Test
+    void aTransactionInDoubtOnKeysWithFreshOwnersDoesNotHoldTheCopies() {
+        RecordingGroup group = new RecordingGroup(B, A, C, D);
+        placeOnFour(group);
+        HashRing ring = new HashRing(ALL, 2, 64);
+        ByteKey lostKey = keyOwnedBy(ring, B, D);
+        ByteKey keptKey = keyOwnedBy(ring, A, B);
+        ByteKey othersKey = keyOwnedBy(ring, A, C);
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(keptKey, new byte[] {1}), new Message.Write(othersKey, new byte[] {1})),
+                List.of(new Message.Check(keptKey, 0), new Message.Check(othersKey, 0)))));
+        cutOffWithDAndRebalanced(group);
+        View merged = new View(3, ALL, true);
+        group.install(merged);
+        engine.viewInstalled(merged, -1);
+        List<Message.Recover> sent = recoveries(group);
+        assertEquals(1, sent.size(), "sent at once: transaction 2 writes no key of the lost region");
+        assertArrayEquals(new byte[] {42}, sent.get(0).values().get(0));
+    }
+
+    /**
      * Under read committed every owner applies a transaction on delivery; with parallel apply the writes queue on
      * the pool, and those still queued when the member is cut off are dropped with its transactions in progress.
      * They committed (decided on delivery, everywhere alike), so the copies B brings back must hold them: each

@@ -197,4 +197,23 @@ class MissingVoteTest {
         engine.deliverMulticast(A, Message.encode(new Message.Rebalance(3, THREE)));
         assertNull(answerTo(engine, C, 2, 2), "T2 is admitted once the barrier lifts, and B votes on it then");
     }
+
+    /**
+     * Decisions are remembered up to a bound. Asked about a transaction it does not know, of a placement whose
+     * decisions it has started to forget, an owner cannot tell "never voted" from "voted and forgot": it says
+     * nothing, where a NoVote could abort, at the asker, a transaction that committed on its forgotten vote.
+     */
+    @Test
+    void anOwnerThatForgotDecisionsOfAPlacementDoesNotAnswerNoVoteForIt() {
+        PartitionedEngine engine = placed(THREE);
+        int remembered = 100_000;
+        for (int i = 1; i <= remembered + 1; i++) { // nothing to validate: decided on delivery, and remembered
+            engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, i, 1,
+                    ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(ownOfThree, new byte[] {1})), List.of())));
+        }
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(2, THREE)));
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(3, THREE)));
+        assertNull(answerTo(engine, C, 1, 1), "placement 1: some decisions forgotten");
+        assertEquals(new Message.NoVote(C, 1), answerTo(engine, C, 1, 2), "placement 2: nothing forgotten");
+    }
 }
