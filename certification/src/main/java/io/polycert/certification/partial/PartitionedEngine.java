@@ -1859,8 +1859,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
                     + " transactions it had dropped, which committed, applied first)", self, p.placement(),
                     keys.size(), applied);
-            unsentRecoveries.add(new Message.Recover(p.placement(), keys, versions, values));
-            multicastRecovery(group.view());
+            Message.Recover recovery = new Message.Recover(p.placement(), keys, versions, values);
+            unsentRecoveries.add(recovery);
+            multicastRecovery(group.view(), recovery);
         }
     }
 
@@ -1877,13 +1878,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** Multicasts this member's copies of lost keys to every member of its view, if it still has to. */
     private void multicastRecovery(View view) {
-        if (unsentRecoveries.isEmpty() || view == null || !view.primary()) {
+        for (Message.Recover r : unsentRecoveries) {
+            multicastRecovery(view, r);
+        }
+    }
+
+    private void multicastRecovery(View view, Message.Recover r) {
+        if (view == null || !view.primary()) {
             return; // sent again once a primary view is installed
         }
-        for (Message.Recover r : unsentRecoveries) {
-            multicast(view.members(), Message.encode(r),
-                    e -> log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString()));
-        }
+        multicast(view.members(), Message.encode(r),
+                e -> log.warn("{} could not multicast its copies of lost keys yet: {}", self, e.toString()));
     }
 
     /**

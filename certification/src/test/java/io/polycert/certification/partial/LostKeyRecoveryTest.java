@@ -70,15 +70,7 @@ class LostKeyRecoveryTest {
      */
     private Message.Recover recoveryAfterAnInDoubtTransaction(Message answerOfA, Message answerOfC) {
         RecordingGroup group = new RecordingGroup(B, A, C, D);
-        placeOnFour(group);
-        HashRing ring = new HashRing(ALL, 2, 64);
-        ByteKey lostKey = keyOwnedBy(ring, B, D);
-        ByteKey othersKey = keyOwnedBy(ring, A, C);
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(lostKey, new byte[] {43}), new Message.Write(othersKey, new byte[] {43})),
-                List.of(new Message.Check(lostKey, 1), new Message.Check(othersKey, 0)))));
+        ByteKey lostKey = placedWithATransactionInDoubt(group);
         assertArrayEquals(new byte[] {42}, engine.ownedValue(lostKey.bytes), "B voted, and waits for A or C");
 
         cutOffWithDAndRebalanced(group);
@@ -171,6 +163,37 @@ class LostKeyRecoveryTest {
         }
     }
 
+    /**
+     * B is cut off again while its copies of placement 1 are held back for a transaction in doubt. Back a second
+     * time, it holds a second recovery (placement 3) too: both go out, in order, once the transaction is decided.
+     * With one held recovery, the second return replaced or dropped one of them.
+     */
+    @Test
+    void aMemberCutOffAgainWhileItHoldsCopiesKeepsBothRecoveries() {
+        RecordingGroup group = new RecordingGroup(B, A, C, D);
+        ByteKey lostKey = placedWithATransactionInDoubt(group);
+        cutOffWithDAndRebalanced(group); // placement 3 completed here; copies of placement 1 held for transaction 2
+        View minority = new View(4, List.of(B), false);
+        group.install(minority);
+        engine.blocked(minority);
+        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(5, ALL)));
+        Message.Done fresh = new Message.Done(5, 4, List.of(A, C), List.of(new Message.Lost(1, ALL, List.of(A, C)),
+                new Message.Lost(3, ALL, List.of(A, C))));
+        engine.deliverDirect(A, Message.encode(fresh));
+        engine.deliverDirect(C, Message.encode(fresh));
+        engine.deliverDirect(D, Message.encode(new Message.Done(5, -1)));
+        View merged = new View(5, ALL, true);
+        group.install(merged);
+        engine.viewInstalled(merged, -1);
+        assertEquals(List.of(), recoveries(group), "both held: the older waits for transaction 2");
+
+        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 2, null)));
+        List<Message.Recover> sent = recoveries(group);
+        assertEquals(List.of(1L, 3L), sent.stream().map(Message.Recover::placement).toList(), "both, in order");
+        assertEquals(List.of(lostKey), sent.get(0).keys());
+        assertArrayEquals(new byte[] {43}, sent.get(0).values().get(0), "transaction 2 committed");
+    }
+
     /** A transaction in doubt that writes no lost key does not hold the copies back: fresh owners decide it. */
     @Test
     void aTransactionInDoubtOnKeysWithFreshOwnersDoesNotHoldTheCopies() {
@@ -229,6 +252,23 @@ class LostKeyRecoveryTest {
         } finally {
             pooled.close();
         }
+    }
+
+    /**
+     * On [A, B, C, D]: transaction 1 writes 42 to a key of B and D; transaction 2 (from A) writes 43 to it and to a
+     * key of A and C, which B voted yes on and waits for A's or C's vote. Returns B and D's key.
+     */
+    private ByteKey placedWithATransactionInDoubt(RecordingGroup group) {
+        placeOnFour(group);
+        HashRing ring = new HashRing(ALL, 2, 64);
+        ByteKey lostKey = keyOwnedBy(ring, B, D);
+        ByteKey othersKey = keyOwnedBy(ring, A, C);
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {43}), new Message.Write(othersKey, new byte[] {43})),
+                List.of(new Message.Check(lostKey, 1), new Message.Check(othersKey, 0)))));
+        return lostKey;
     }
 
     private void placeOnFour(RecordingGroup group) {
