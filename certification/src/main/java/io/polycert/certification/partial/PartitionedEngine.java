@@ -112,6 +112,24 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long votedAtNanos;
         /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
         Set<MemberId> noVotes;
+
+        /** Records a yes vote of {@code voter}; true once every key is covered by one. */
+        boolean coveredBy(MemberId voter) {
+            uncovered.removeIf(k -> owners.get(k).contains(voter));
+            return uncovered.isEmpty();
+        }
+
+        /**
+         * Records that {@code owner} never voted and never will; true once every owner of some key not yet covered
+         * has said so: nobody voted yes on that key, so the transaction committed nowhere.
+         */
+        boolean neverVotedBy(MemberId owner) {
+            if (noVotes == null) {
+                noVotes = new HashSet<>(4);
+            }
+            noVotes.add(owner);
+            return uncovered.stream().anyMatch(k -> noVotes.containsAll(owners.get(k)));
+        }
         /** Its writes were handed to the apply pool (parallel apply). */
         boolean applying;
         /** This member's vote once it voted (null for yes). */
@@ -1085,27 +1103,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (r == null || r.decided) {
             return;
         }
-        if (r.noVotes == null) {
-            r.noVotes = new HashSet<>(4);
+        if (!r.neverVotedBy(from)) {
+            return;
         }
-        r.noVotes.add(from);
-        for (ByteKey k : r.uncovered) {
-            if (r.noVotes.containsAll(r.owners.get(k))) {
-                log.info("{}: every owner of a key of transaction {} of {} dropped it unvoted: it aborts", self,
-                        r.id.seq, r.id.origin);
-                stats.abortedUnvoted.increment();
-                decide(r, false);
-                if (r.id.origin.equals(self)) {
-                    Pending p = originated.get(r.id.seq);
-                    if (p != null) {
-                        p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
-                                "every owner of one of its keys was cut off before it voted"));
-                    }
-                }
-                drain();
-                return;
+        log.info("{}: every owner of a key of transaction {} of {} dropped it unvoted: it aborts", self, r.id.seq,
+                r.id.origin);
+        stats.abortedUnvoted.increment();
+        decide(r, false);
+        if (r.id.origin.equals(self)) {
+            Pending p = originated.get(r.id.seq);
+            if (p != null) {
+                p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
+                        "every owner of one of its keys was cut off before it voted"));
             }
         }
+        drain();
     }
 
     /** Whether this member is a destination of its own transaction (known until that transaction leaves). */
@@ -1121,8 +1133,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             decide(r, false);
             return;
         }
-        r.uncovered.removeIf(k -> r.owners.get(k).contains(voter));
-        if (r.uncovered.isEmpty()) {
+        if (r.coveredBy(voter)) {
             decide(r, true);
         }
     }
@@ -1535,10 +1546,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /** This member dropped the transaction without voting, and never will vote on it. */
     private void neverVotes(Remote r) {
-        if (r.noVotes == null) {
-            r.noVotes = new HashSet<>(4);
-        }
-        r.noVotes.add(self);
+        r.neverVotedBy(self);
     }
 
     private void holdInDoubt(Remote r) {
@@ -1801,21 +1809,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         if (neverVoted) {
-            if (r.noVotes == null) {
-                r.noVotes = new HashSet<>(4);
-            }
-            r.noVotes.add(voter);
-            if (r.uncovered.stream().anyMatch(k -> r.noVotes.containsAll(r.owners.get(k)))) {
-                r.decided = true;
-            }
+            r.decided = r.neverVotedBy(voter);
         } else if (refusal != null) {
             r.decided = true;
-        } else {
-            r.uncovered.removeIf(k -> r.owners.get(k).contains(voter));
-            if (r.uncovered.isEmpty()) {
-                r.decided = true;
-                r.commit = true;
-            }
+        } else if (r.coveredBy(voter)) {
+            r.decided = true;
+            r.commit = true;
         }
         if (r.decided) {
             decided.put(r.id, r.commit);

@@ -304,7 +304,11 @@ class LostKeyRecoveryTest {
     }
 
     private static List<Message.Recover> recoveries(RecordingGroup group) {
-        return group.multicasts.stream().map(Message::decode).filter(Message.Recover.class::isInstance)
+        List<byte[]> sent;
+        synchronized (group) { // the apply pool's thread may multicast meanwhile
+            sent = new java.util.ArrayList<>(group.multicasts);
+        }
+        return sent.stream().map(Message::decode).filter(Message.Recover.class::isInstance)
                 .map(Message.Recover.class::cast).toList();
     }
 }
