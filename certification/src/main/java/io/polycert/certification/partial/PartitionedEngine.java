@@ -48,7 +48,9 @@ import org.slf4j.LoggerFactory;
  * order, which all owners share, so no deadlock is possible), validates the keys it owns once first in every
  * queue, and sends its vote to the originator and the other destinations. Owners of one key vote alike, so the
  * outcome is decided by one positive vote per key or by the first negative vote, by the originator and every
- * destination on their own: no outcome message, so an originator crash cannot leave keys locked.
+ * destination on their own: no outcome message, so an originator crash cannot leave keys locked. A member's own
+ * yes covers a key only once no other owner of it in its view can still vote (see {@link #covers}): a member
+ * excluded without noticing must hear the others before it applies or acknowledges.
  *
  * <p><b>Placement changes.</b> On every view change the coordinator multicasts a rebalance to all members. Each
  * member processes it after every transaction delivered before it has finished and before any delivered after
@@ -115,7 +117,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
         /** Records a yes vote of {@code voter}; true once every key is covered by one. */
         boolean coveredBy(MemberId voter) {
-            uncovered.removeIf(k -> owners.get(k).contains(voter));
+            uncovered.removeIf(k -> covers(voter, owners.get(k), noVotes));
             return uncovered.isEmpty();
         }
 
@@ -135,8 +137,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** This member's vote once it voted (null for yes). */
         AbortCause refusal;
         boolean released;
-        /** Decided on delivery (nothing to validate): only an acknowledgement to the originator, once applied. */
-        boolean acknowledge;
         final boolean originIsDestination;
         boolean decided;
         boolean commit;
@@ -171,8 +171,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             originIsDestination = voters.contains(id.origin);
             voters.add(id.origin);
             voters.remove(self);
-            // A member that owns every key decides from its own vote (owners of a key vote alike): skip it.
-            voters.removeIf(m -> owners.values().stream().allMatch(o -> o.contains(m)));
         }
 
         /** Whether this member owns the key under the transaction's placement. */
@@ -314,6 +312,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private long forgottenThroughEpoch;
     /** Transactions admitted so far (their delivery order here). */
     private long admissions;
+    /** The members of the last primary view installed here (in delivery order): the owners that can still vote. */
+    private Set<MemberId> members = Set.of();
     /** Decided on delivery (the levels that do not certify) and queued on the apply pool, until written. */
     private final Map<TxId, Remote> applying = new HashMap<>();
     /**
@@ -772,10 +772,35 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             return;
         }
-        p.uncovered.removeIf(k -> p.owners.get(k).contains(voter));
-        if (p.uncovered.isEmpty()) {
+        p.uncovered.removeIf(k -> covers(voter, p.owners.get(k), null));
+        if (p.uncovered.isEmpty() && !isDestination(p.seq)) {
             p.outcome.complete(null);
         }
+        // A destination itself, it reports a commit once it decided it (see decide): the other owners' votes can
+        // come before its own delivery, and its client's next transaction would read its keys before the write.
+    }
+
+    /**
+     * Whether a yes vote of {@code voter} covers a key with these owners. Another owner's vote covers it. This
+     * member's own covers it only once no other owner can still vote: none is in the view, or each that is said it
+     * never will ({@code saidNoVote}). Why: a member excluded without noticing (paused, say) can deliver a
+     * transaction before a rebalance that the others delivered first, and vote yes where they refused it; deciding
+     * from its own vote, it would apply and acknowledge a commit nobody else made (partial bug 5 in
+     * docs/RELIABILITY.md). Waiting for another owner costs a message delay where one member owns every key.
+     */
+    private boolean covers(MemberId voter, List<MemberId> keyOwners, Set<MemberId> saidNoVote) {
+        if (!keyOwners.contains(voter)) {
+            return false;
+        }
+        if (!voter.equals(self)) {
+            return true;
+        }
+        for (MemberId o : keyOwners) {
+            if (!o.equals(self) && members.contains(o) && (saidNoVote == null || !saidNoVote.contains(o))) {
+                return false;
+            }
+        }
+        return true;
     }
 
     private static String describe(AbortCause cause, MemberId voter) {
@@ -828,6 +853,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (tx.level() != level) {
                 warn("a transaction from " + origin + " uses level " + tx.level() + ", this member " + level);
             }
+            // Remembered, so that a destination asking for this member's vote hears the refusal, not NoVote.
+            decided.put(id, false);
             vote(origin, id, why, List.of());
             return;
         }
@@ -848,6 +875,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (touchesLostKey(r.tx)) {
             // Every destination refuses it alike: the lost regions change only at points of the order.
+            decided.put(r.id, false);
             vote(r.id.origin, r.id, AbortCause.OWNERS_UNAVAILABLE, List.of());
             return;
         }
@@ -877,18 +905,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             q.add(r);
         }
-        if (r.tx.checks().isEmpty()) {
-            // Nothing to validate, so every owner knows the outcome already: no vote round. It still waits its
-            // turn in the queues, so that all owners apply it in the same place; the originator gets an ack.
-            r.decided = true;
-            r.commit = true;
-            r.acknowledge = true;
-            decided.put(r.id, true); // remembered like voted ones, so that a replay is recognised
-        }
+        // A transaction with nothing to validate votes too: an owner excluded without noticing may deliver it
+        // before a rebalance that the others delivered first (and refuse it), so the owners must hear each other.
         List<EarlyVote> early = earlyVotes.remove(r.id);
         if (early != null) {
             for (EarlyVote v : early) {
-                onRemoteVote(r, v.voter, v.refusal);
+                if (members.contains(v.voter)) {
+                    onRemoteVote(r, v.voter, v.refusal);
+                }
             }
         }
         runnable.add(r);
@@ -943,30 +967,34 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (t.released) {
             return;
         }
-        if (t.decided) {
-            if (!t.commit) {
-                release(t);
-            } else if (t.waiting == 0 && !t.applying) {
-                // It leaves the queues only once applied: the next transaction on its keys validates after it.
-                t.applying = true;
-                applyThen(t, () -> {
-                    release(t);
-                    if (t.acknowledge) {
-                        acknowledge(t);
-                    }
-                });
-            }
+        if (t.waiting == 0 && !t.voted && (!t.decided || t.commit)) {
+            castVote(t); // even when the others' votes decided it: the key's other owners wait for this one
+        }
+        if (!t.decided) {
             return;
         }
-        if (t.waiting == 0 && !t.voted) {
-            t.voted = true;
-            t.votedAtNanos = System.nanoTime();
-            AbortCause refusal = validate(t);
-            t.refusal = refusal;
-            // To the voters only: the originator is among them unless it owns every key and decides alone.
-            vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
-            onRemoteVote(t, self, refusal);
+        if (!t.commit) {
+            release(t);
+        } else if (t.waiting == 0 && !t.applying) {
+            // It leaves the queues only once applied: the next transaction on its keys validates after it.
+            t.applying = true;
+            applyThen(t, () -> release(t));
         }
+    }
+
+    /** Validates a transaction first in every queue here and sends the vote to every other destination. */
+    private void castVote(Remote t) {
+        t.voted = true;
+        t.votedAtNanos = System.nanoTime();
+        AbortCause refusal = validate(t);
+        t.refusal = refusal;
+        if (t.decided && refusal != null) {
+            log.error("{}: voted {} on transaction {} of {}, which the other owners' votes committed: owners of a key"
+                    + " disagree", self, refusal, t.id.seq, t.id.origin);
+        }
+        // To the voters: every other destination and the originator.
+        vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
+        onRemoteVote(t, self, refusal);
     }
 
     private AbortCause validate(Remote r) {
@@ -1001,6 +1029,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onVote(MemberId voter, Message.Vote vote) {
+        if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies() && !members.contains(voter)) {
+            // Not in this member's view: it was excluded, and may have delivered transactions in another order
+            // than the members that resolved them without it. A vote it sent while still a member was counted,
+            // or agrees with those of the members (it saw the same order up to its exclusion).
+            log.debug("{}: vote on {} of {} from {}, not in the view, ignored", self, vote.seq(), vote.origin(),
+                    voter);
+            return;
+        }
         if (vote.origin().equals(self)) {
             onOriginVote(voter, vote);
         }
@@ -1104,6 +1140,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         if (!r.neverVotedBy(from)) {
+            if (r.voted && r.refusal == null && r.coveredBy(self)) {
+                decide(r, true); // the other owners of its keys will never vote: its own yes covers them now
+                drain();
+            }
             return;
         }
         log.info("{}: every owner of a key of transaction {} of {} dropped it unvoted: it aborts", self, r.id.seq,
@@ -1143,6 +1183,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         r.commit = commit;
         decided.put(r.id, commit);
         runnable.add(r);
+        if (commit && r.id.origin.equals(self)) {
+            // Its originator is a destination: a commit decided here holds for the originator too (its own
+            // record of the votes may miss a NoVote, which only destinations hear).
+            Pending p = originated.get(r.id.seq);
+            if (p != null) {
+                p.outcome.complete(null);
+            }
+        }
     }
 
     /** Leaves every queue; successors that became first everywhere become runnable. */
@@ -1415,6 +1463,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
         Set<MemberId> alive = new HashSet<>(view.members());
+        members = Set.copyOf(alive);
+        earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
+        if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies()) {
+            // An owner that left will not vote: this member's own yes now covers the keys it shared with it.
+            for (Remote r : new ArrayList<>(remotes.values())) {
+                if (!r.decided && r.voted && r.refusal == null && r.coveredBy(self)) {
+                    decide(r, true);
+                }
+            }
+            drain();
+        }
         // Reads and commits waiting on members that left.
         for (ReadRequest request : reads.values()) {
             if (!alive.contains(request.target)) {
@@ -1587,6 +1646,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             if (r.timeout != null) {
                 r.timeout.cancel(false);
+            }
+            if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && r.refusal == null) {
+                // In doubt the question is what the others decided, and they count this member's yes like any
+                // other owner's: it covers its keys.
+                r.uncovered.removeIf(r::holds);
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
                 SentVote v = new SentVote(r.id, r.refusal, new ArrayList<>(r.voters));

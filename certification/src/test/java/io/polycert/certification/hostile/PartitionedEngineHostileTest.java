@@ -63,7 +63,10 @@ class PartitionedEngineHostileTest {
         return new byte[] {'k', (byte) i};
     }
 
-    /** A transaction writing {@code value} to keys 0..9, with nothing to check (applied on delivery). */
+    /**
+     * A transaction of B writing {@code value} to keys 0..9, with nothing to check (applied once B, the keys' other
+     * owner, agrees: {@link #yesOfB}).
+     */
     private static byte[] transaction(long seq, byte value) {
         return message(TX, out -> {
             out.writeVarLong(seq).writeVarLong(1).writeByte(ConsistencyLevel.SERIALIZABLE.ordinal()).writeVarInt(10);
@@ -71,6 +74,14 @@ class PartitionedEngineHostileTest {
                 out.writeBytes(key(i)).writeBoolean(true).writeBytes(new byte[] {value});
             }
             out.writeVarInt(0);
+        });
+    }
+
+    /** B's yes vote on its transaction {@code seq}. */
+    private static byte[] yesOfB(long seq) {
+        return message(VOTE, out -> {
+            member(out, B);
+            out.writeVarLong(seq).writeVarInt(-1);
         });
     }
 
@@ -110,6 +121,7 @@ class PartitionedEngineHostileTest {
         engine.deliverDirect(B, doneOfEpoch1());
         assertTrue(engine.isReady(), "placed on [A, B]");
         engine.deliverMulticast(B, transaction(1, (byte) 1));
+        engine.deliverDirect(B, yesOfB(1));
         assertEquals(1, engine.ownedVersion(key(3)));
         byte[][] before = snapshot(engine);
 
@@ -230,6 +242,7 @@ class PartitionedEngineHostileTest {
 
         // still applies new transactions
         engine.deliverMulticast(B, transaction(2, (byte) 42));
+        engine.deliverDirect(B, yesOfB(2));
         assertArrayEquals(new byte[] {42}, engine.ownedValue(key(0)));
         engine.close();
     }
@@ -252,7 +265,9 @@ class PartitionedEngineHostileTest {
         engine.deliverDirect(B, doneOfEpoch1());
         byte[] first = transaction(1, (byte) 1);
         engine.deliverMulticast(B, first);
+        engine.deliverDirect(B, yesOfB(1));
         engine.deliverMulticast(B, transaction(2, (byte) 2));
+        engine.deliverDirect(B, yesOfB(2));
         engine.deliverMulticast(B, first); // the replay
         assertArrayEquals(new byte[] {2}, engine.ownedValue(key(0)), "the replay rolled key 0 back");
         assertEquals(2, engine.ownedVersion(key(0)));

@@ -40,6 +40,7 @@ class LostKeyRecoveryTest {
         ByteKey lostKey = keyOwnedBy(new HashRing(ALL, 2, 64), B, D);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
         assertArrayEquals(new byte[] {42}, engine.ownedValue(lostKey.bytes));
 
         cutOffWithDAndRebalanced(group);
@@ -205,6 +206,7 @@ class LostKeyRecoveryTest {
         ByteKey othersKey = keyOwnedBy(ring, A, C);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(keptKey, new byte[] {1}), new Message.Write(othersKey, new byte[] {1})),
                 List.of(new Message.Check(keptKey, 0), new Message.Check(othersKey, 0)))));
@@ -265,6 +267,7 @@ class LostKeyRecoveryTest {
         ByteKey othersKey = keyOwnedBy(ring, A, C);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {43}), new Message.Write(othersKey, new byte[] {43})),
                 List.of(new Message.Check(lostKey, 1), new Message.Check(othersKey, 0)))));

@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.group.MemberId;
+import io.polycert.core.group.View;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -70,9 +71,14 @@ class MissedPlacementTest {
 
     /** B's own commit of a key it does not own: it waits for a vote from that key's owners. */
     private CompletableFuture<Throwable> commitWaitingForAVote() {
+        return commitAsync(tx -> tx.put(notOwned.bytes, new byte[] {7}));
+    }
+
+    /** B's own transaction, run and committed on another thread: its failure, or null once committed. */
+    private CompletableFuture<Throwable> commitAsync(java.util.function.Consumer<PartitionedTransaction> body) {
         return CompletableFuture.supplyAsync(() -> {
             PartitionedTransaction tx = engine.begin(false);
-            tx.put(notOwned.bytes, new byte[] {7});
+            body.accept(tx);
             try {
                 tx.commit();
                 return null;
@@ -114,9 +120,10 @@ class MissedPlacementTest {
         assertArrayEquals(new byte[] {5}, engine.ownedValue(ownedWithA.bytes), "the fresh member's copy");
         assertEquals(5, engine.ownedVersion(ownedWithA.bytes));
 
-        // The new life works: a transaction of placement 3 with nothing to validate is applied on delivery.
+        // The new life works: a transaction of placement 3 with nothing to validate is applied once A agrees.
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 3, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(ownedWithA, new byte[] {6})), List.of())));
+        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 2, null)));
         assertArrayEquals(new byte[] {6}, engine.ownedValue(ownedWithA.bytes));
     }
 
@@ -147,6 +154,8 @@ class MissedPlacementTest {
         assertEquals(1, engine.epoch(), "B went through every placement: its transaction is not dropped");
 
         engine.deliverDirect(C, Message.encode(new Message.Vote(A, 1, null))); // C's vote on the key B lacks
+        assertEquals(1, engine.epoch(), "B waits for A too, the other owner of its key");
+        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 1, null)));
         assertEquals(2, engine.epoch());
         assertTrue(engine.isReady());
         assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "the transaction was applied first");
@@ -157,7 +166,7 @@ class MissedPlacementTest {
         deliverTransactionWaitingForAVote(1);
         long voted = votesSentFor(1);
         assertTrue(voted > 0, "B voted");
-        engine.blocked(new io.polycert.core.group.View(2, List.of(B), false));
+        engine.blocked(new View(2, List.of(B), false));
         assertEquals(voted, votesSentFor(1));
         // Back: if the key's other owners were cut off too, the others may wait for exactly this vote, lost with
         // the connection.
@@ -168,6 +177,109 @@ class MissedPlacementTest {
         assertTrue(engine.isReady());
         engine.deliverMulticast(C, Message.encode(new Message.Rebalance(4, ALL)));
         assertEquals(2 * voted, votesSentFor(1), "once only");
+    }
+
+    // ------------------------------------------------ partial bug 5: a member's own vote does not decide alone
+
+    /** B's own commit that reads and writes {@code key}; returns once it is multicast, with its transaction. */
+    private CompletableFuture<Throwable> ownCommitOf(ByteKey key, Message.Transaction[] multicast) throws Exception {
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = commitAsync(tx -> {
+            tx.get(key.bytes);
+            tx.put(key.bytes, new byte[] {7});
+        });
+        awaitOwnCommitSent(before + 1);
+        multicast[0] = (Message.Transaction) Message.decode(group.multicasts.get(before));
+        return own;
+    }
+
+    /**
+     * B owns every key of its own transaction. Excluded without noticing, B may deliver it before a rebalance that
+     * A delivered first, and A refuses it: B must hear A before it applies or acknowledges (it used to decide from
+     * its own vote, and a paused member acknowledged a commit nobody else made).
+     */
+    @Test
+    void anOwnerOfEveryKeyOfItsTransactionWaitsForTheOtherOwner() throws Exception {
+        for (boolean aAgrees : new boolean[] {false, true}) {
+            Message.Transaction[] tx = new Message.Transaction[1];
+            CompletableFuture<Throwable> own = ownCommitOf(ownedWithA, tx);
+            engine.deliverMulticast(B, Message.encode(tx[0])); // B delivers it and votes yes
+            assertFalse(completesWithin(own, 200), "B's own yes does not decide: A, the other owner, may refuse");
+            assertNull(engine.ownedValue(ownedWithA.bytes), "nothing applied before A votes");
+            engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(),
+                    aAgrees ? null : io.polycert.core.AbortCause.TOPOLOGY_CHANGED)));
+            Throwable outcome = own.get(10, TimeUnit.SECONDS);
+            if (aAgrees) {
+                assertNull(outcome, "A agreed: committed");
+                assertArrayEquals(new byte[] {7}, engine.ownedValue(ownedWithA.bytes));
+            } else {
+                assertInstanceOf(io.polycert.core.TransactionAbortedException.class, outcome, "A refused: aborted");
+                assertNull(engine.ownedValue(ownedWithA.bytes), "and not applied at B");
+            }
+        }
+    }
+
+    @Test
+    void aTransactionWithNothingToValidateWaitsForTheOtherOwnerToo() {
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of())));
+        assertNull(engine.ownedValue(ownedWithA.bytes), "not applied on delivery");
+        engine.deliverDirect(A, Message.encode(new Message.Vote(C, 1, null)));
+        assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes));
+    }
+
+    /** Once A left B's view, A will not vote: B's own yes covers the key they share, and A's votes count no more. */
+    @Test
+    void anOwnerThatLeftTheViewNoLongerHoldsTheDecisionAndItsVotesAreIgnored() {
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1}), new Message.Write(notOwned, new byte[] {1})),
+                List.of(new Message.Check(ownedWithA, 0), new Message.Check(notOwned, 0)))));
+        View withoutA = new View(2, List.of(B, C), true);
+        group.install(withoutA);
+        engine.viewInstalled(withoutA, -1);
+        engine.deliverDirect(A, Message.encode(new Message.Vote(C, 1, null)));
+        assertNull(engine.ownedValue(ownedWithA.bytes), "A is not in the view: its yes on the key B lacks is ignored");
+        engine.deliverDirect(C, Message.encode(new Message.Vote(C, 1, null)));
+        assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "C covers the other key: committed");
+    }
+
+    @Test
+    void anOwnerThatNeverVotesNoLongerHoldsTheDecision() {
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of(new Message.Check(ownedWithA, 0)))));
+        assertNull(engine.ownedValue(ownedWithA.bytes));
+        engine.deliverDirect(A, Message.encode(new Message.NoVote(C, 1)));
+        assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "A never voted and never will");
+    }
+
+    /**
+     * A transaction refused on delivery (certified under an older placement) is remembered: asked for its vote,
+     * B answers with a refusal. A NoVote would let the asker's own yes decide it (B, its key's other owner,
+     * "never voted"), which is bug 5 again.
+     */
+    @Test
+    void aTransactionRefusedOnDeliveryIsAnsweredWithARefusal() {
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(2, ALL)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(2, 1)));
+        engine.deliverDirect(C, Message.encode(new Message.Done(2, 1)));
+        assertEquals(2, engine.epoch());
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of())));
+        int before = group.sent.size();
+        engine.deliverDirect(A, Message.encode(new Message.VoteQuery(C, 1, 1)));
+        assertEquals(before + 1, group.sent.size());
+        Message answer = Message.decode(group.sent.get(before).getValue());
+        assertInstanceOf(Message.Vote.class, answer);
+        assertFalse(((Message.Vote) answer).positive(), "a refusal");
+    }
+
+    private static boolean completesWithin(CompletableFuture<?> f, long millis) throws Exception {
+        try {
+            f.get(millis, TimeUnit.MILLISECONDS);
+            return true;
+        } catch (java.util.concurrent.TimeoutException e) {
+            return false;
+        }
     }
 
     private long votesSentFor(long seq) {

@@ -38,7 +38,8 @@ class PartitionedEngineFuzzTest {
         }
         byte[] seed = Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE, writes,
                 List.of()));
-        engine.deliverMulticast(B, seed); // nothing to validate: applied on delivery
+        engine.deliverMulticast(B, seed); // nothing to validate: applied once B, the keys' other owner, agrees
+        engine.deliverDirect(B, Message.encode(new Message.Vote(B, 1, null)));
         byte[][] before = snapshot(engine);
         assertEquals(1, engine.ownedVersion(key(3).bytes));
 
@@ -81,6 +82,7 @@ class PartitionedEngineFuzzTest {
         // Still alive: a new transaction is applied.
         engine.deliverMulticast(B, Message.encode(new Message.Transaction(false, 2, 1,
                 ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(key(0), new byte[] {42})), List.of())));
+        engine.deliverDirect(B, Message.encode(new Message.Vote(B, 2, null)));
         assertArrayEquals(new byte[] {42}, engine.ownedValue(key(0).bytes));
         engine.close();
     }
