@@ -905,8 +905,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             q.add(r);
         }
-        // A transaction with nothing to validate votes too: an owner excluded without noticing may deliver it
-        // before a rebalance that the others delivered first (and refuse it), so the owners must hear each other.
         List<EarlyVote> early = earlyVotes.remove(r.id);
         if (early != null) {
             for (EarlyVote v : early) {
@@ -914,6 +912,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     onRemoteVote(r, v.voter, v.refusal);
                 }
             }
+        }
+        // A transaction with nothing to validate votes too: an owner excluded without noticing may deliver it
+        // before a rebalance that the others delivered first (and refuse it), so the owners must hear each other.
+        // Its vote does not depend on what comes before it in the queues, so it goes out now: the vote round
+        // overlaps the wait in the queues instead of following it.
+        if (!r.voted && (!r.decided || r.commit) && r.tx.checks().stream().noneMatch(c -> r.holds(c.key()))) {
+            castVote(r);
         }
         runnable.add(r);
         drain();

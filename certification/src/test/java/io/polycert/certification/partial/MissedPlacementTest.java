@@ -228,6 +228,21 @@ class MissedPlacementTest {
         assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes));
     }
 
+    /** Its vote does not depend on the transactions before it, so B sends it on delivery, not once first in line. */
+    @Test
+    void aTransactionWithNothingToValidateVotesOnDeliveryEvenBehindAnother() {
+        deliverTransactionWaitingForAVote(1); // first in the queue of ownedWithA, waiting for votes
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {2})), List.of())));
+        assertTrue(group.sent.stream().anyMatch(e -> Message.decode(e.getValue()) instanceof Message.Vote v
+                && v.origin().equals(C) && v.positive()), "B voted yes on C's transaction at once");
+        engine.deliverDirect(A, Message.encode(new Message.Vote(C, 1, null)));
+        assertNull(engine.ownedValue(ownedWithA.bytes), "decided, but applied only after the one before it");
+        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 1, null)));
+        assertArrayEquals(new byte[] {2}, engine.ownedValue(ownedWithA.bytes), "both applied, in delivery order");
+        assertEquals(2, engine.ownedVersion(ownedWithA.bytes));
+    }
+
     /** Once A left B's view, A will not vote: B's own yes covers the key they share, and A's votes count no more. */
     @Test
     void anOwnerThatLeftTheViewNoLongerHoldsTheDecisionAndItsVotesAreIgnored() {
