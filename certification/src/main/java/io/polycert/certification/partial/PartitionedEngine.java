@@ -42,11 +42,11 @@ import org.slf4j.LoggerFactory;
  * typed maps on top.
  *
  * <p><b>Total-order commit.</b> The originator multicasts the transaction (writes, and the versions it read
- * that must still hold) in total order to the owners of its keys; no other member takes part. Under read
- * committed and repeatable read every owner applies the writes it owns in delivery order and acknowledges. Under
- * the certifying levels each owner queues the transaction behind earlier ones on the same keys (in delivery
- * order, which all owners share, so no deadlock is possible), validates the keys it owns once first in every
- * queue, and sends its vote to the originator and the other destinations. Owners of one key vote alike, so the
+ * that must still hold) in total order to the owners of its keys; no other member takes part. Each owner queues
+ * the transaction behind earlier ones on the same keys (in delivery order, which all owners share, so no deadlock
+ * is possible), validates the keys it owns once first in every queue (on delivery when it has nothing to
+ * validate, as under read committed and repeatable read), and sends its vote to the originator and the other
+ * destinations. Owners of one key vote alike, so the
  * outcome is decided by one positive vote per key or by the first negative vote, by the originator and every
  * destination on their own: no outcome message, so an originator crash cannot leave keys locked. A member's own
  * yes covers a key only once no other owner of it in its view can still vote (see {@link #covers}): a member
@@ -314,8 +314,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private long admissions;
     /** The members of the last primary view installed here (in delivery order): the owners that can still vote. */
     private Set<MemberId> members = Set.of();
-    /** Decided on delivery (the levels that do not certify) and queued on the apply pool, until written. */
-    private final Map<TxId, Remote> applying = new HashMap<>();
     /**
      * Transactions dropped when this member was cut off (or missed a placement) that may have committed elsewhere:
      * it voted yes and had not heard the outcome, or knew they committed and had not applied them yet. The others
@@ -650,7 +648,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     offDeliveryThread(() -> onPrepare(self, tx));
                 }
             } else {
-                if (destinations.contains(self) && level.certifies()) {
+                if (destinations.contains(self)) {
                     synchronized (this) {
                         ownDestined.put(seq, Boolean.TRUE);
                     }
@@ -832,7 +830,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             // Ordered while we were cut off: the majority decides it without us. A refusal from here could
             // contradict the owners that voted, so say nothing. Another owner of our keys may have voted yes,
             // so it is in doubt, like those dropped at the cut.
-            if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies() && tx.epoch() == deliveredEpoch
+            if (protocol == CommitProtocol.TOTAL_ORDER && tx.epoch() == deliveredEpoch
                     && deliveredRing != null && !decided.containsKey(id) && !inDoubt.containsKey(id)) {
                 Remote r = new Remote(id, tx, deliveredRing);
                 r.order = ++admissions;
@@ -879,22 +877,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             vote(r.id.origin, r.id, AbortCause.OWNERS_UNAVAILABLE, List.of());
             return;
         }
-        if (!level.certifies()) {
-            decided.put(r.id, true);
-            r.decided = true;
-            r.commit = true;
-            r.order = ++admissions;
-            unfinished++; // until applied: a rebalance must not move keys with writes still on their way
-            if (applyPool != null) {
-                applying.put(r.id, r); // in doubt if this member is cut off before the pool writes it
-            }
-            applyThen(r, () -> {
-                applying.remove(r.id);
-                acknowledge(r);
-                finished();
-            });
-            return;
-        }
         unfinished++;
         r.order = ++admissions;
         remotes.put(r.id, r);
@@ -930,22 +912,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         return tx.writes().stream().anyMatch(w -> lostRegionOf(w.key()) != null)
                 || tx.checks().stream().anyMatch(c -> lostRegionOf(c.key()) != null);
-    }
-
-    /**
-     * Tells the originator that a transaction with nothing to validate has taken its place in the order. When the
-     * originator is a destination its own delivery says so (the order is fixed and the outcome cannot be an
-     * abort), and the other destinations stay silent; otherwise each acknowledges.
-     */
-    private void acknowledge(Remote r) {
-        if (r.id.origin.equals(self)) {
-            Pending p = originated.get(r.id.seq);
-            if (p != null) {
-                p.outcome.complete(null);
-            }
-        } else if (!r.originIsDestination) {
-            vote(r.id.origin, r.id, null, List.of());
-        }
     }
 
     /** Steps transactions until none can move: the work list keeps deep queues from recursing. */
@@ -1034,7 +1000,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     private synchronized void onVote(MemberId voter, Message.Vote vote) {
-        if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies() && !members.contains(voter)) {
+        if (protocol == CommitProtocol.TOTAL_ORDER && !members.contains(voter)) {
             // Not in this member's view: it was excluded, and may have delivered transactions in another order
             // than the members that resolved them without it. A vote it sent while still a member was counted,
             // or agrees with those of the members (it saw the same order up to its exclusion).
@@ -1045,7 +1011,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (vote.origin().equals(self)) {
             onOriginVote(voter, vote);
         }
-        if (protocol == CommitProtocol.TWO_PHASE_COMMIT || !level.certifies()) {
+        if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
             return;
         }
         TxId id = new TxId(vote.origin(), vote.seq());
@@ -1069,7 +1035,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     synchronized void queryMissingVotes(long olderThanNanos) {
         GroupMember g = group;
-        if (g == null || protocol != CommitProtocol.TOTAL_ORDER || !level.certifies() || g.view() == null) {
+        if (g == null || protocol != CommitProtocol.TOTAL_ORDER || g.view() == null) {
             return;
         }
         Set<MemberId> inView = new HashSet<>(g.view().members());
@@ -1470,7 +1436,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Set<MemberId> alive = new HashSet<>(view.members());
         members = Set.copyOf(alive);
         earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
-        if (protocol == CommitProtocol.TOTAL_ORDER && level.certifies()) {
+        if (protocol == CommitProtocol.TOTAL_ORDER) {
             // An owner that left will not vote: this member's own yes now covers the keys it shared with it.
             for (Remote r : new ArrayList<>(remotes.values())) {
                 if (!r.decided && r.voted && r.refusal == null && r.coveredBy(self)) {
@@ -1634,12 +1600,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         applyTails.clear();
         List<Remote> doubtful = new ArrayList<>();
-        for (Remote r : applying.values()) {
-            if (!r.written) {
-                doubtful.add(r);
-            }
-        }
-        applying.clear();
         for (Remote r : remotes.values()) {
             // Not voted yet: the key's other owner may have voted yes, and the others committed on that vote.
             if (protocol == CommitProtocol.TOTAL_ORDER && !r.written

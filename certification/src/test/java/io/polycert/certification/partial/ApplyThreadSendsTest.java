@@ -53,6 +53,7 @@ class ApplyThreadSendsTest {
         synchronized (engine) { // the apply cannot report back before the rebalance is behind it
             engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
                     ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(owned, new byte[] {1})), List.of())));
+            othersAgree(owned);
             engine.deliverMulticast(A, Message.encode(new Message.Rebalance(2, AFTER)));
             assertEquals(1, engine.epoch(), "the rebalance waits for the apply of the transaction before it");
             // A and B reach the rebalance at the same time and their "done" messages arrive while S sends its own;
@@ -89,6 +90,7 @@ class ApplyThreadSendsTest {
         synchronized (engine) { // the apply reports back once the rebalance is behind it
             engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
                     ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(key, new byte[] {1})), List.of())));
+            othersAgree(key);
             engine.deliverMulticast(A, Message.encode(new Message.Rebalance(2, AFTER)));
             group.onSend = (to, payload) -> {
                 if (Message.decode(payload) instanceof Message.Done && sending.getCount() > 0) {
@@ -113,6 +115,15 @@ class ApplyThreadSendsTest {
         assertEquals(3, dones, "all three done messages were sent before the proposal");
         assertTrue(Message.decode(group.multicasts.get(multicastsBefore)) instanceof Message.Rebalance r
                 && r.epoch() == 3);
+    }
+
+    /** The key's other owners vote yes on transaction 1 of A (a key's owners hear each other before applying). */
+    private void othersAgree(ByteKey key) {
+        for (MemberId owner : new HashRing(BEFORE, 2, 64).owners(key)) {
+            if (!owner.equals(S)) {
+                engine.deliverDirect(owner, Message.encode(new Message.Vote(A, 1, null)));
+            }
+        }
     }
 
     /** S, with one apply thread, attached to a group of [A, B, S] and through the rebalance of that view. */

@@ -220,10 +220,10 @@ class LostKeyRecoveryTest {
     }
 
     /**
-     * Under read committed every owner applies a transaction on delivery; with parallel apply the writes queue on
-     * the pool, and those still queued when the member is cut off are dropped with its transactions in progress.
-     * They committed (decided on delivery, everywhere alike), so the copies B brings back must hold them: each
-     * write exactly once, in order.
+     * Under read committed there is nothing to validate: a write commits once its owners hear each other. With
+     * parallel apply the writes queue on the pool, and those still queued when the member is cut off are dropped
+     * with its transactions in progress. They committed, so the copies B brings back must hold them: each write
+     * exactly once, in order.
      */
     @Test
     void writesStillQueuedOnTheApplyPoolAtTheCutAreInTheCopiesBroughtBack() {
@@ -240,6 +240,7 @@ class LostKeyRecoveryTest {
                 engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, i, 1,
                         ConsistencyLevel.READ_COMMITTED, List.of(new Message.Write(lostKey, new byte[] {(byte) i})),
                         List.of())));
+                engine.deliverDirect(D, Message.encode(new Message.Vote(A, i, null))); // the key's other owner
             }
             long written = engine.ownedVersion(lostKey.bytes); // about: the pool goes on writing until the cut
             cutOffWithDAndRebalanced(group);

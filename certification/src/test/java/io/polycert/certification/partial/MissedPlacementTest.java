@@ -39,7 +39,12 @@ class MissedPlacementTest {
 
     @BeforeEach
     void placeOnThreeMembers() {
-        engine = PartitionedEngine.builder().identity(B).outcomeTimeout(Duration.ofSeconds(60)).build();
+        placeOnThreeMembers(ConsistencyLevel.SERIALIZABLE);
+    }
+
+    private void placeOnThreeMembers(ConsistencyLevel level) {
+        engine = PartitionedEngine.builder().identity(B).consistency(level).outcomeTimeout(Duration.ofSeconds(60))
+                .build();
         group = new RecordingGroup(B, A, C);
         engine.attach(group);
         engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, ALL)));
@@ -217,6 +222,22 @@ class MissedPlacementTest {
                 assertNull(engine.ownedValue(ownedWithA.bytes), "and not applied at B");
             }
         }
+    }
+
+    /** Read committed validates nothing, and its owners hear each other all the same. */
+    @Test
+    void underReadCommittedToo() throws Exception {
+        engine.close();
+        placeOnThreeMembers(ConsistencyLevel.READ_COMMITTED);
+        Message.Transaction[] tx = new Message.Transaction[1];
+        CompletableFuture<Throwable> own = ownCommitOf(ownedWithA, tx);
+        engine.deliverMulticast(B, Message.encode(tx[0]));
+        assertFalse(completesWithin(own, 200), "not acknowledged on B's own delivery");
+        assertNull(engine.ownedValue(ownedWithA.bytes), "nor applied");
+        engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(),
+                io.polycert.core.AbortCause.TOPOLOGY_CHANGED)));
+        assertInstanceOf(io.polycert.core.TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS));
+        assertNull(engine.ownedValue(ownedWithA.bytes));
     }
 
     @Test
