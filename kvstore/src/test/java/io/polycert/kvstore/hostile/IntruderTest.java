@@ -97,6 +97,10 @@ class IntruderTest {
         Replica a = rs.get(0);
         a.stm().atomic(() -> a.<Long>root("x").put(1L));
         Await.until("B has x", () -> rs.get(1).stm().readOnly(() -> rs.get(1).root("x").get()) != null);
+        // B's announcement of its codec registrations may be ordered after x: a commit of B's own follows it.
+        Replica b = rs.get(1);
+        b.stm().atomic(() -> b.<Long>root("y").put(1L));
+        Await.until("A has y", () -> a.stm().readOnly(() -> a.root("y").get()) != null);
         long version = a.stm().latestVersion();
         String digest = HostileHarness.digest(a);
         long[] ordered = rs.stream().mapToLong(r -> r.group().statistics().orderedDeliveries()).toArray();
