@@ -137,7 +137,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** This member's vote once it voted (null for yes). */
         AbortCause refusal;
         boolean released;
-        final boolean originIsDestination;
         boolean decided;
         boolean commit;
         // Two-phase commit: how far lock acquisition got, the lock waited for, and its timeout.
@@ -168,7 +167,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             lockKeys.addAll(own);
             owners.values().forEach(voters::addAll);
-            originIsDestination = voters.contains(id.origin);
             voters.add(id.origin);
             voters.remove(self);
         }
@@ -953,7 +951,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
     }
 
-    /** Validates a transaction first in every queue here and sends the vote to every other destination. */
+    /**
+     * Validates a transaction and sends the vote to every other destination and the originator: once it is first
+     * in every queue here, or on delivery when the keys it holds here have nothing to validate.
+     */
     private void castVote(Remote t) {
         t.voted = true;
         t.votedAtNanos = System.nanoTime();
