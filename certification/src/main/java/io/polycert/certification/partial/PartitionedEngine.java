@@ -110,6 +110,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** Its writes reached {@link #data} (set under the apply gate, read after taking it). */
         volatile boolean written;
         boolean voted;
+        /** Its vote went to the other destinations (see {@link #sendsVote}). */
+        boolean voteSent;
         /** When this member voted (System.nanoTime), to ask for votes still missing a while after. */
         long votedAtNanos;
         /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
@@ -964,9 +966,30 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             log.error("{}: voted {} on transaction {} of {}, which the other owners' votes committed: owners of a key"
                     + " disagree", self, refusal, t.id.seq, t.id.origin);
         }
-        // To the voters: every other destination and the originator.
-        vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
+        // To the voters, every other destination and the originator, when they need it from this member.
+        t.voteSent = sendsVote(t);
+        vote(t.id.origin, t.id, refusal, t.voteSent ? new ArrayList<>(t.voters) : List.of(), false);
         onRemoteVote(t, self, refusal);
+    }
+
+    /**
+     * Whether this member's vote must go out. One other owner's vote per key is all a destination waits for, and
+     * owners vote alike, so the first two owners of each key (in placement order) send theirs and the others,
+     * at degree 3 and more, stay silent: half the vote messages at degree 4. An owner also sends when one of
+     * those two for a key it holds is not in its view (it stands in for it). A vote held back is still answered
+     * to a {@link Message.VoteQuery}.
+     */
+    private boolean sendsVote(Remote r) {
+        for (ByteKey k : r.lockKeys) {
+            List<MemberId> keyOwners = r.owners.get(k);
+            for (int i = 0; i < Math.min(2, keyOwners.size()); i++) {
+                MemberId first = keyOwners.get(i);
+                if (first.equals(self) || !members.contains(first)) {
+                    return true;
+                }
+            }
+        }
+        return r.lockKeys.isEmpty();
     }
 
     private AbortCause validate(Remote r) {
@@ -1438,8 +1461,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         members = Set.copyOf(alive);
         earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
         if (protocol == CommitProtocol.TOTAL_ORDER) {
-            // An owner that left will not vote: this member's own yes now covers the keys it shared with it.
+            // An owner that left will not vote: this member's own yes now covers the keys it shared with it, and
+            // the vote it held back goes out if it stands in for that owner now.
             for (Remote r : new ArrayList<>(remotes.values())) {
+                if (r.voted && !r.voteSent && sendsVote(r)) {
+                    r.voteSent = true;
+                    vote(r.id.origin, r.id, r.refusal, r.voters.stream().filter(alive::contains).toList(), false);
+                }
                 if (!r.decided && r.voted && r.refusal == null && r.coveredBy(self)) {
                     decide(r, true);
                 }
