@@ -86,10 +86,9 @@ class BloomFilterTest {
 
     /**
      * Filters sized for an abort rate over a number of lookups keep, as filled, the chance of matching at least
-     * one of that many absent ids within twice the rate, on average over hash seeds. One small filter can miss:
-     * its probability is its fill to the power of the hash count, so a small deviation of the fill counts many
-     * times. At n = 47 and 983 lookups (2.35% once, in a fresh-clone verify), 160 of 32,000 seeds gave more than
-     * 2% (median 0.99%); averages of 8 seeds, 0 of 4,000 (at most 1.45%).
+     * one of that many absent ids within twice the rate, on average over hash seeds. One small filter can miss
+     * (2.35% once, at n = 47 and 983 lookups, in a fresh-clone verify): its probability is its fill to the power
+     * of the hash count, so a small deviation of the fill counts many times.
      */
     @Property(tries = 100)
     void filtersSizedForAnAbortRateKeepItOnAverage(@ForAll @IntRange(min = 1, max = 20_000) int n,

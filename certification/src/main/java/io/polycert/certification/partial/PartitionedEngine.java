@@ -102,6 +102,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** The owners of each of its keys, computed once (placement hashing is not free on this thread). */
         final Map<ByteKey, List<MemberId>> owners = new HashMap<>();
         final List<ByteKey> lockKeys = new ArrayList<>();
+        /** Whether a key it reads is held here: only then does this member's vote depend on its place in the queues. */
+        final boolean validatesHere;
         final Set<ByteKey> uncovered = new HashSet<>();
         final Set<MemberId> voters = new LinkedHashSet<>();
         int waiting;
@@ -162,11 +164,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     own.add(w.key());
                 }
             }
+            boolean checked = false;
             for (Message.Check c : tx.checks()) {
                 if (holds(c.key())) {
                     own.add(c.key());
+                    checked = true;
                 }
             }
+            validatesHere = checked;
             lockKeys.addAll(own);
             owners.values().forEach(voters::addAll);
             voters.add(id.origin);
@@ -895,13 +900,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
         }
-        // A transaction with nothing to validate votes too: an owner excluded without noticing may deliver it
-        // before a rebalance that the others delivered first (and refuse it), so the owners must hear each other.
-        // Its vote does not depend on what comes before it in the queues, so it goes out now: the vote round
-        // overlaps the wait in the queues instead of following it.
-        if (!r.voted && (!r.decided || r.commit) && r.tx.checks().stream().noneMatch(c -> r.holds(c.key()))) {
-            castVote(r);
-        }
         runnable.add(r);
         drain();
     }
@@ -938,8 +936,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (t.released) {
             return;
         }
-        if (t.waiting == 0 && !t.voted && (!t.decided || t.commit)) {
-            castVote(t); // even when the others' votes decided it: the key's other owners wait for this one
+        // Even when the others' votes decided it: the keys' other owners wait for this one. A transaction with
+        // nothing to validate here votes too (an owner excluded without noticing may deliver it before a rebalance
+        // the others delivered first, and they refuse it), and at once: its vote cannot depend on what is before
+        // it in the queues, so the vote round overlaps the wait instead of following it.
+        if (!t.voted && (!t.decided || t.commit) && (t.waiting == 0 || !t.validatesHere)) {
+            castVote(t);
         }
         if (!t.decided) {
             return;
@@ -1135,10 +1137,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         if (!r.neverVotedBy(from)) {
-            if (r.voted && r.refusal == null && r.coveredBy(self)) {
-                decide(r, true); // the other owners of its keys will never vote: its own yes covers them now
-                drain();
-            }
+            decideOnOwnYes(r); // the other owners of its keys may all have said they never will vote
+            drain();
             return;
         }
         log.info("{}: every owner of a key of transaction {} of {} dropped it unvoted: it aborts", self, r.id.seq,
@@ -1169,6 +1169,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         if (r.coveredBy(voter)) {
+            decide(r, true);
+        }
+    }
+
+    /** Commits a transaction this member voted yes on once its own vote covers what is left (see {@link #covers}). */
+    private void decideOnOwnYes(Remote r) {
+        if (!r.decided && r.voted && r.refusal == null && r.coveredBy(self)) {
             decide(r, true);
         }
     }
@@ -1468,9 +1475,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     r.voteSent = true;
                     vote(r.id.origin, r.id, r.refusal, r.voters.stream().filter(alive::contains).toList(), false);
                 }
-                if (!r.decided && r.voted && r.refusal == null && r.coveredBy(self)) {
-                    decide(r, true);
-                }
+                decideOnOwnYes(r);
             }
             drain();
         }

@@ -38,9 +38,7 @@ class LostKeyRecoveryTest {
         placeOnFour(group);
         assertTrue(engine.isReady());
         ByteKey lostKey = keyOwnedBy(new HashRing(ALL, 2, 64), B, D);
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
-        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
+        write42(lostKey);
         assertArrayEquals(new byte[] {42}, engine.ownedValue(lostKey.bytes));
 
         cutOffWithDAndRebalanced(group);
@@ -204,9 +202,7 @@ class LostKeyRecoveryTest {
         ByteKey lostKey = keyOwnedBy(ring, B, D);
         ByteKey keptKey = keyOwnedBy(ring, A, B);
         ByteKey othersKey = keyOwnedBy(ring, A, C);
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
-        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
+        write42(lostKey);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(keptKey, new byte[] {1}), new Message.Write(othersKey, new byte[] {1})),
                 List.of(new Message.Check(keptKey, 0), new Message.Check(othersKey, 0)))));
@@ -266,13 +262,18 @@ class LostKeyRecoveryTest {
         HashRing ring = new HashRing(ALL, 2, 64);
         ByteKey lostKey = keyOwnedBy(ring, B, D);
         ByteKey othersKey = keyOwnedBy(ring, A, C);
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
-        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null))); // D, the key's other owner, agrees
+        write42(lostKey);
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
                 List.of(new Message.Write(lostKey, new byte[] {43}), new Message.Write(othersKey, new byte[] {43})),
                 List.of(new Message.Check(lostKey, 1), new Message.Check(othersKey, 0)))));
         return lostKey;
+    }
+
+    /** Transaction 1 of A writes 42 to B and D's key, and D, its other owner, agrees: committed at B. */
+    private void write42(ByteKey lostKey) {
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(lostKey, new byte[] {42})), List.of())));
+        engine.deliverDirect(D, Message.encode(new Message.Vote(A, 1, null)));
     }
 
     private void placeOnFour(RecordingGroup group) {
