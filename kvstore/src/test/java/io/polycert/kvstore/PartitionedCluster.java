@@ -23,6 +23,8 @@ import java.util.function.Consumer;
 final class PartitionedCluster implements AutoCloseable {
     final String name = "partial-" + UUID.randomUUID();
     final List<PartitionedStore> members = new ArrayList<>();
+    /** How long the owners of a key must go on agreeing before {@link #agreedValue} takes it as their value. */
+    private static final Duration AGREEMENT_HELD = Duration.ofMillis(300);
     private final Consumer<PartitionedStore.Builder> settings;
 
     PartitionedCluster(Consumer<PartitionedStore.Builder> settings) {
@@ -154,19 +156,31 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     /**
-     * Checks that every key has {@code min(degree, members)} owners holding one value and version, and returns
-     * the value. It may be the value from before a transaction that just returned: see {@link #awaitValues}.
+     * Waits until the key's {@code min(degree, members)} owners hold one value and version for
+     * {@link #AGREEMENT_HELD}, and returns the value; fails naming what differs after the deadline. Owners that
+     * apply a transaction later than that may still agree on the value before it: to check that a write landed,
+     * use {@link #awaitValues}.
      */
     Object agreedValue(String map, Object key, int degree) {
-        // Owners apply a decided transaction within a message delay of each other (2PC: of the commit message).
+        // A commit returns once decided and each owner applies it up to about a message delay later, so a single
+        // look may catch every owner still before a write (they agree) just before one of them applies it. Only
+        // agreement on one value and version that lasts AGREEMENT_HELD counts; a real disagreement never settles.
+        long[] heldSince = {0};
+        String[] seen = {null};
         try {
             Await.until("owners of " + map + "/" + key + " agree", () -> {
+                String now;
                 try {
-                    checkAgreement(map, key, degree);
-                    return true;
+                    now = agreement(map, key, degree);
                 } catch (AssertionError e) {
+                    seen[0] = null;
                     return false;
                 }
+                if (!now.equals(seen[0])) {
+                    seen[0] = now;
+                    heldSince[0] = System.nanoTime();
+                }
+                return System.nanoTime() - heldSince[0] >= AGREEMENT_HELD.toNanos();
             });
         } catch (AssertionError e) {
             // Report what disagrees.
@@ -175,6 +189,17 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     private Object checkAgreement(String map, Object key, int degree) {
+        agreement(map, key, degree);
+        for (PartitionedStore s : members) {
+            if (s.owners(map, key).contains(s.self())) {
+                return s.ownedValue(map, key);
+            }
+        }
+        throw new AssertionError("no owner of " + map + "/" + key);
+    }
+
+    /** The owners' common value and version, as text; fails if they differ or are not as many as expected. */
+    private String agreement(String map, Object key, int degree) {
         List<Object> values = new ArrayList<>();
         List<Long> versions = new ArrayList<>();
         int owners = 0;
@@ -190,7 +215,7 @@ final class PartitionedCluster implements AutoCloseable {
             assertTrue(Objects.equals(values.get(0), values.get(i)) && versions.get(0).equals(versions.get(i)),
                     "owners of " + map + "/" + key + " disagree: " + values + " at versions " + versions);
         }
-        return values.get(0);
+        return values.get(0) + "@" + versions.get(0);
     }
 
     @Override
