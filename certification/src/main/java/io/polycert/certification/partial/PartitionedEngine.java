@@ -84,6 +84,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> destinations = new LinkedHashSet<>();
         final Set<MemberId> awaitingPrepareVotes;
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
+        /** This member's own refusal, held back until it stands or is contradicted (see settleOwnRefusal). */
+        AbortCause ownRefusal;
+        /** The other members that voted yes. */
+        final Set<MemberId> yesVoters = new HashSet<>(4);
 
         Pending(long seq, long epoch, Map<ByteKey, List<MemberId>> owners) {
             this.seq = seq;
@@ -752,12 +756,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (!vote.positive()) {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
                 rollback2pc(p);
+            } else if (voter.equals(self)) {
+                p.ownRefusal = vote.refusal();
+                settleOwnRefusal(p);
+                return;
             }
-            p.outcome.completeExceptionally(vote.refusal() == AbortCause.OWNERS_UNAVAILABLE
-                    ? unavailable(p.owners.keySet().stream().filter(k -> lostRegionOf(k) != null).findFirst()
-                            .orElse(p.owners.keySet().iterator().next()), voter + " refused it: every owner of one"
-                            + " of its keys left the group or was cut off")
-                    : new TransactionAbortedException(vote.refusal(), describe(vote.refusal(), voter)));
+            p.outcome.completeExceptionally(refused(p, vote.refusal(), voter));
             return;
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
@@ -776,11 +780,55 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         p.uncovered.removeIf(k -> covers(voter, p.owners.get(k), null));
-        if (p.uncovered.isEmpty() && !isDestination(p.seq)) {
+        if (p.uncovered.isEmpty() && !isDestination(p.seq) && p.ownRefusal == null) {
             p.outcome.complete(null);
         }
         // A destination itself, it reports a commit once it decided it (see decide): the other owners' votes can
         // come before its own delivery, and its client's next transaction would read its keys before the write.
+        if (!voter.equals(self)) {
+            p.yesVoters.add(voter);
+            settleOwnRefusal(p);
+        }
+    }
+
+    private RuntimeException refused(Pending p, AbortCause refusal, MemberId voter) {
+        return refusal == AbortCause.OWNERS_UNAVAILABLE
+                ? unavailable(p.owners.keySet().stream().filter(k -> lostRegionOf(k) != null).findFirst()
+                        .orElse(p.owners.keySet().iterator().next()), voter + " refused it: every owner of one"
+                        + " of its keys left the group or was cut off")
+                : new TransactionAbortedException(refusal, describe(refusal, voter));
+    }
+
+    /**
+     * Reports this member's own refusal of its own transaction once it stands: when no other owner of a key it
+     * holds can still vote (any other member's refusal is reported as it comes). Why not at once: a member
+     * excluded without noticing can deliver its transaction after one that the members who resolved its
+     * multicast without it ordered after it, and refuse it where they commit it; "aborted" would then be false.
+     * The other owners vote alike when the orders agree, so this waits about a message delay for one of them. If
+     * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here.
+     */
+    private void settleOwnRefusal(Pending p) {
+        if (p.ownRefusal == null || p.outcome.isDone()) {
+            return;
+        }
+        boolean stands = true;
+        boolean contradicted = true;
+        for (List<MemberId> keyOwners : p.owners.values()) {
+            if (keyOwners.contains(self)) {
+                stands &= covers(self, keyOwners, null);
+                contradicted &= keyOwners.stream().anyMatch(p.yesVoters::contains);
+            }
+        }
+        if (stands) {
+            p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
+        } else if (contradicted) {
+            log.warn("{}: refused its own transaction {}, which the other owners of its keys accepted: its order of"
+                    + " transactions differs from theirs", self, p.seq);
+            p.outcome.completeExceptionally(new OutcomeUnknownException("this member refused transaction " + p.seq
+                    + " (" + p.ownRefusal + ") where the other owners of its keys accepted it: their order of"
+                    + " transactions differs from this member's (excluded without noticing?), so it may have"
+                    + " committed"));
+        }
     }
 
     /**
@@ -1166,6 +1214,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (refusal != null) {
             decide(r, false);
+            if (voter.equals(r.id.origin) && !voter.equals(self) && !r.voted) {
+                // The originator holds its own refusal back until another owner's confirms it (settleOwnRefusal);
+                // decided by it before voting, this member would not vote at all. Only the originator hears this.
+                r.voted = true;
+                r.refusal = refusal;
+                vote(r.id.origin, r.id, refusal, List.of());
+            }
             return;
         }
         if (r.coveredBy(voter)) {
@@ -1504,6 +1559,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         break;
                     }
                 }
+                settleOwnRefusal(p); // the other owners that left will not contradict it
             }
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {

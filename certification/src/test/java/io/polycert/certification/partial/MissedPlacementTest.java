@@ -224,6 +224,66 @@ class MissedPlacementTest {
         }
     }
 
+    /**
+     * The other side of bug 5: B, excluded without noticing, may deliver its own transaction after one the others
+     * (having resolved B's multicast without it) ordered after it, and refuse it where they commit it. So B's own
+     * refusal is not reported at once: it stands once the key's other owner refuses too, or can no longer vote;
+     * if that owner accepted it, the two orders differ and B cannot know the outcome.
+     */
+    @Test
+    void anOwnRefusalWaitsForTheOtherOwner() throws Exception {
+        long seqOfC = 0;
+        for (String answer : new String[] {"A refuses", "A accepts", "A leaves"}) {
+            Message.Transaction[] tx = new Message.Transaction[1];
+            CompletableFuture<Throwable> own = ownCommitOf(ownedWithA, tx);
+            // C's blind write of the key, ordered before B's transaction here: applied once A agrees.
+            long before = engine.ownedVersion(ownedWithA.bytes);
+            seqOfC++;
+            engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, seqOfC, 1,
+                    ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of())));
+            engine.deliverDirect(A, Message.encode(new Message.Vote(C, seqOfC, null)));
+            assertEquals(before + 1, engine.ownedVersion(ownedWithA.bytes));
+            engine.deliverMulticast(B, Message.encode(tx[0])); // B validates its read: overwritten, it refuses
+            assertFalse(completesWithin(own, 200), "B's own refusal does not decide alone (" + answer + ")");
+            switch (answer) {
+                case "A refuses" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(),
+                        io.polycert.core.AbortCause.CONFLICT)));
+                case "A accepts" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(), null)));
+                default -> {
+                    View withoutA = new View(2, List.of(B, C), true);
+                    group.install(withoutA);
+                    engine.viewInstalled(withoutA, -1);
+                }
+            }
+            Throwable outcome = own.get(10, TimeUnit.SECONDS);
+            if (answer.equals("A accepts")) {
+                assertInstanceOf(OutcomeUnknownException.class, outcome, "the owners' orders differ: B cannot know");
+            } else {
+                assertInstanceOf(io.polycert.core.TransactionAbortedException.class, outcome, answer + ": aborted");
+            }
+            assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "B applied none of its own");
+        }
+    }
+
+    /**
+     * The confirmation that waiting needs: B decides A's transaction aborted on A's own refusal before B votes
+     * (here the refusal comes before the transaction), so B would never vote; it tells A its refusal instead.
+     */
+    @Test
+    void anOwnerThatAbortsOnTheOriginatorsRefusalBeforeVotingTellsTheOriginator() {
+        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 1, io.polycert.core.AbortCause.CONFLICT)));
+        int before = group.sent.size();
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of(new Message.Check(ownedWithA, 0)))));
+        List<Map.Entry<MemberId, byte[]>> sent = group.sent.subList(before, group.sent.size());
+        assertEquals(1, sent.size(), "one message: " + sent.stream().map(e -> Message.decode(e.getValue())).toList());
+        assertEquals(A, sent.get(0).getKey(), "to the originator only");
+        Message.Vote v = (Message.Vote) Message.decode(sent.get(0).getValue());
+        assertEquals(A, v.origin());
+        assertFalse(v.positive(), "a refusal");
+        assertNull(engine.ownedValue(ownedWithA.bytes));
+    }
+
     /** Read committed validates nothing, and its owners hear each other all the same. */
     @Test
     void underReadCommittedToo() throws Exception {
