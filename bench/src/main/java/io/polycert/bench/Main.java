@@ -57,12 +57,13 @@ public final class Main {
             "accounts", "bank accounts (default 1000; oracle: 100000, and at least the largest read-set)",
             "seconds", "demo: run time (default 10); others: measured seconds per turn (bank 2; stmbench7, run and"
                     + " bank-vs-infinispan 5)",
-            "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast and"
-                    + " bank-vs-infinispan 3; run 1)",
+            "rounds", "turns per contender, interleaved (bank, stmbench7: 2; stm-compare 5; broadcast,"
+                    + " bank-vs-infinispan and radargun 3; run 1)",
             "sizes", "broadcast: payload sizes in bytes, comma-separated (default 100,1000,10000,100000,1000000)",
             "warmup", "warm-up seconds before each measured turn (default 1)",
             "seed", "stmbench7, run: clients' random seed (default 42)",
-            "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0)",
+            "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0); radargun:"
+                    + " per contender, before the first configuration (default 5)",
             "schedules", "faults: randomized fault schedules to run (default 3)",
             "faults", "faults: fault types, comma-separated (default kill,pause,partition,loss,delay,join)",
             "replication", "faults: full (default), partial, or mixed (each schedule's seed picks full or partial)",
@@ -171,7 +172,8 @@ public final class Main {
                                     10_000_000), parsed.intList("degrees", d.degrees(), 1, 16), level(parsed.string(
                                     "level", "write-skew-check")), d.contenders(), d.operations(), d.writeRatio(),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
-                                    d.seconds(), 0.1, 3600)), out).run();
+                                    d.seconds(), 0.1, 3600), parsed.intValue("rounds", d.rounds(), 1, 100),
+                            parsed.doubleValue("settle", d.settleSeconds(), 0, 3600)), out).run();
                     java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/radargun"));
                     io.polycert.bench.partial.RadargunBenchmark.writeReport(rows, dir);
                     out.println("results: " + dir.resolve("radargun.csv") + ", .json");

@@ -28,6 +28,11 @@ import org.HdrHistogram.Histogram;
  * uniformly, each operation a write with probability 10% and at least one write per transaction; few keys give
  * high contention, many keys low. TOM-3, TOM-2 and two-phase commit run one after the other on fresh in-JVM
  * clusters for each key count and replication degree, so the ratios come from one run on one machine.
+ *
+ * <p>Fairness: the JIT compiles for tens of seconds after the JVM starts (a profile showed its compiler threads
+ * taking 12% to 26% of the CPU in the first trials), so a contender run first would pay for it. Each contender
+ * first runs once unmeasured ({@code settleSeconds}); then the contenders run in {@code rounds} rounds, the order
+ * rotating from round to round, and each figure is the contender's median round.
  */
 public final class RadargunBenchmark {
 
@@ -52,17 +57,26 @@ public final class RadargunBenchmark {
 
     /** Settings of a run. */
     public record Options(int members, int threadsPerMember, int[] keyCounts, int[] degrees, ConsistencyLevel level,
-            List<Contender> contenders, int operations, double writeRatio, double warmupSeconds, double seconds) {
+            List<Contender> contenders, int operations, double writeRatio, double warmupSeconds, double seconds,
+            int rounds, double settleSeconds) {
+        public Options {
+            if (rounds < 1) {
+                throw new IllegalArgumentException("rounds must be at least 1, was " + rounds);
+            }
+        }
+
         public static Options defaults() {
             return new Options(4, 8, new int[] {1_000, 100_000}, new int[] {2, 4},
-                    ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK, List.of(Contender.values()), 10, 0.1, 2, 5);
+                    ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK, List.of(Contender.values()), 10, 0.1, 2, 5, 3,
+                    5);
         }
     }
 
     /** One contender on one configuration. */
+    /** One contender on one configuration: its median round, and the commits per second of every round. */
     public record Row(int keys, int degree, Contender contender, double committedPerSecond, double abortRate,
             double meanCommitMicros, double p50Micros, double p99Micros, double messagesPerTransaction,
-            long gaveUp) {
+            long gaveUp, double[] roundsPerSecond) {
     }
 
     private final Options options;
@@ -75,27 +89,42 @@ public final class RadargunBenchmark {
 
     public List<Row> run() throws Exception {
         out.printf(Locale.ROOT, "Radargun-style partial replication: %d in-JVM members x %d threads, %d operations"
-                + " per transaction, %.0f%% writes (at least one), %s, %.1f s warm-up + %.1f s per trial%n",
+                + " per transaction, %.0f%% writes (at least one), %s, %.1f s warm-up + %.1f s per trial, %d"
+                + " round(s) in rotating order after %.1f s of unmeasured load per contender; median round shown%n",
                 options.members(), options.threadsPerMember(), options.operations(), options.writeRatio() * 100,
-                options.level(), options.warmupSeconds(), options.seconds());
-        out.printf(Locale.ROOT, "%8s %6s %-6s %12s %8s %12s %10s %10s %8s %10s%n", "keys", "degree", "commit",
-                "commits/s", "aborts", "commit us", "tx p50 us", "tx p99 us", "msgs/tx", "vs 2PC");
+                options.level(), options.warmupSeconds(), options.seconds(), options.rounds(),
+                options.settleSeconds());
+        if (options.settleSeconds() > 0) {
+            for (Contender c : options.contenders()) {
+                trial(options.keyCounts()[0], options.degrees()[0], c, options.settleSeconds(), 0.1);
+            }
+        }
+        out.printf(Locale.ROOT, "%8s %6s %-6s %12s %8s %12s %10s %10s %8s %10s  %s%n", "keys", "degree", "commit",
+                "commits/s", "aborts", "commit us", "tx p50 us", "tx p99 us", "msgs/tx", "vs 2PC", "rounds");
         List<Row> rows = new ArrayList<>();
+        List<Contender> contenders = options.contenders();
         for (int keys : options.keyCounts()) {
             for (int degree : options.degrees()) {
-                List<Row> here = new ArrayList<>();
-                for (Contender c : options.contenders()) {
-                    here.add(trial(keys, degree, c));
+                List<List<Row>> trials = new ArrayList<>();
+                contenders.forEach(c -> trials.add(new ArrayList<>()));
+                for (int round = 0; round < options.rounds(); round++) {
+                    for (int i = 0; i < contenders.size(); i++) {
+                        int c = (i + round) % contenders.size();
+                        trials.get(c).add(trial(keys, degree, contenders.get(c), options.warmupSeconds(),
+                                options.seconds()));
+                    }
                 }
+                List<Row> here = new ArrayList<>();
+                trials.forEach(t -> here.add(median(t)));
                 Row baseline = here.stream().filter(r -> r.contender() == Contender.TWO_PC).findFirst().orElse(null);
                 for (Row r : here) {
                     String ratio = baseline == null || baseline.committedPerSecond() == 0 ? "-"
                             : String.format(Locale.ROOT, "%.2fx", r.committedPerSecond()
                                     / baseline.committedPerSecond());
-                    out.printf(Locale.ROOT, "%8d %6d %-6s %12.0f %7.1f%% %12.0f %10.0f %10.0f %8.1f %10s%s%n",
+                    out.printf(Locale.ROOT, "%8d %6d %-6s %12.0f %7.1f%% %12.0f %10.0f %10.0f %8.1f %10s  %s%s%n",
                             r.keys(), r.degree(), r.contender().label(), r.committedPerSecond(), r.abortRate() * 100,
                             r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), ratio,
-                            r.gaveUp() > 0 ? "  (" + r.gaveUp() + " gave up)" : "");
+                            rounds(r), r.gaveUp() > 0 ? "  (" + r.gaveUp() + " gave up)" : "");
                 }
                 rows.addAll(here);
             }
@@ -103,7 +132,27 @@ public final class RadargunBenchmark {
         return rows;
     }
 
-    private Row trial(int keys, int degree, Contender contender) throws Exception {
+    /** The round with the median throughput (the upper one of an even count), carrying every round's figure. */
+    private static Row median(List<Row> trials) {
+        List<Row> sorted = new ArrayList<>(trials);
+        sorted.sort(java.util.Comparator.comparingDouble(Row::committedPerSecond));
+        Row m = sorted.get(sorted.size() / 2);
+        double[] each = trials.stream().mapToDouble(Row::committedPerSecond).toArray();
+        return new Row(m.keys(), m.degree(), m.contender(), m.committedPerSecond(), m.abortRate(),
+                m.meanCommitMicros(), m.p50Micros(), m.p99Micros(), m.messagesPerTransaction(),
+                trials.stream().mapToLong(Row::gaveUp).sum(), each);
+    }
+
+    private static String rounds(Row r) {
+        StringBuilder sb = new StringBuilder();
+        for (double v : r.roundsPerSecond()) {
+            sb.append(sb.length() == 0 ? "" : " / ").append(String.format(Locale.ROOT, "%.0f", v));
+        }
+        return sb.toString();
+    }
+
+    private Row trial(int keys, int degree, Contender contender, double warmupSeconds, double seconds)
+            throws Exception {
         List<PartitionedStore> members = new ArrayList<>();
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
@@ -122,7 +171,7 @@ public final class RadargunBenchmark {
                     workers.add(pool.submit(() -> work(m, keys, random, measuring, stop, latency, gaveUp)));
                 }
             }
-            Thread.sleep((long) (options.warmupSeconds() * 1000));
+            Thread.sleep((long) (warmupSeconds * 1000));
             long committedBefore = sum(members, PartitionedStatistics::committed);
             long abortsBefore = sum(members, PartitionedStatistics::aborts);
             long roundsBefore = sum(members, PartitionedStatistics::commitRounds);
@@ -130,7 +179,7 @@ public final class RadargunBenchmark {
             long messagesBefore = members.stream().mapToLong(m -> m.groupStatistics().messagesSent()).sum();
             measuring.set(true);
             long start = System.nanoTime();
-            Thread.sleep((long) (options.seconds() * 1000));
+            Thread.sleep((long) (seconds * 1000));
             double elapsed = (System.nanoTime() - start) / 1e9;
             measuring.set(false);
             long committed = sum(members, PartitionedStatistics::committed) - committedBefore;
@@ -148,7 +197,8 @@ public final class RadargunBenchmark {
                     committed + aborts == 0 ? 0 : (double) aborts / (committed + aborts), commitMicros,
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1000.0,
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1000.0,
-                    committed == 0 ? 0 : (double) messages / committed, gaveUp[0]);
+                    committed == 0 ? 0 : (double) messages / committed, gaveUp[0],
+                    new double[] {committed / elapsed});
         } finally {
             pool.shutdownNow();
             for (PartitionedStore m : members) {
@@ -268,10 +318,11 @@ public final class RadargunBenchmark {
         List<List<Object>> table = new java.util.ArrayList<>();
         for (Row r : rows) {
             table.add(List.of(r.keys(), r.degree(), r.contender().name(), r.committedPerSecond(), r.abortRate(),
-                    r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), r.gaveUp()));
+                    r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), r.gaveUp(),
+                    rounds(r)));
         }
         io.polycert.bench.report.ReportWriter.writeTable(directory, "radargun", List.of("keys", "degree",
                 "contender", "committed_per_s", "abort_rate", "mean_commit_us", "p50_us", "p99_us",
-                "messages_per_tx", "gave_up"), table);
+                "messages_per_tx", "gave_up", "rounds_committed_per_s"), table);
     }
 }

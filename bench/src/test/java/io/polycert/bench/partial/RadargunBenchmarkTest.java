@@ -19,10 +19,11 @@ class RadargunBenchmarkTest {
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         List<RadargunBenchmark.Row> rows = new RadargunBenchmark(new RadargunBenchmark.Options(3, 1, new int[] {500},
                 new int[] {2}, ConsistencyLevel.REPEATABLE_READ_WRITE_SKEW_CHECK,
-                List.of(RadargunBenchmark.Contender.values()), 10, 0.1, 0.2, 0.5),
+                List.of(RadargunBenchmark.Contender.values()), 10, 0.1, 0.2, 0.5, 2, 0.2),
                 new PrintStream(text, true, StandardCharsets.UTF_8)).run();
         assertEquals(3, rows.size());
         rows.forEach(r -> assertTrue(r.committedPerSecond() > 0 && r.meanCommitMicros() > 0, r.toString()));
+        rows.forEach(r -> assertEquals(2, r.roundsPerSecond().length, "one figure per round"));
         assertTrue(text.toString(StandardCharsets.UTF_8).contains("vs 2PC"));
     }
 
