@@ -805,7 +805,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * excluded without noticing can deliver its transaction after one that the members who resolved its
      * multicast without it ordered after it, and refuse it where they commit it; "aborted" would then be false.
      * The other owners vote alike when the orders agree, so this waits about a message delay for one of them. If
-     * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here.
+     * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here;
+     * likewise if the others left after some of them said yes (which key the refusal was about is not known).
      */
     private void settleOwnRefusal(Pending p) {
         if (p.ownRefusal == null || p.outcome.isDone()) {
@@ -813,20 +814,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         boolean stands = true;
         boolean contradicted = true;
+        boolean anyYes = false;
         for (List<MemberId> keyOwners : p.owners.values()) {
             if (keyOwners.contains(self)) {
                 stands &= covers(self, keyOwners, null);
-                contradicted &= keyOwners.stream().anyMatch(p.yesVoters::contains);
+                boolean yes = keyOwners.stream().anyMatch(p.yesVoters::contains);
+                contradicted &= yes;
+                anyYes |= yes;
             }
         }
-        if (stands) {
+        if (stands && !anyYes) {
             p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
-        } else if (contradicted) {
-            log.warn("{}: refused its own transaction {}, which the other owners of its keys accepted: its order of"
-                    + " transactions differs from theirs", self, p.seq);
+        } else if (contradicted || stands) {
+            log.warn("{}: refused its own transaction {}, which other owners of its keys accepted: its order of"
+                    + " transactions may differ from theirs", self, p.seq);
             p.outcome.completeExceptionally(new OutcomeUnknownException("this member refused transaction " + p.seq
-                    + " (" + p.ownRefusal + ") where the other owners of its keys accepted it: their order of"
-                    + " transactions differs from this member's (excluded without noticing?), so it may have"
+                    + " (" + p.ownRefusal + ") where other owners of its keys accepted it: their order of"
+                    + " transactions may differ from this member's (excluded without noticing?), so it may have"
                     + " committed"));
         }
     }
