@@ -758,7 +758,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 rollback2pc(p);
             } else if (voter.equals(self)) {
                 p.ownRefusal = vote.refusal();
-                settleOwnRefusal(p);
+                settleOwnRefusal(p, false);
                 return;
             }
             p.outcome.completeExceptionally(refused(p, vote.refusal(), voter));
@@ -787,7 +787,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         // come before its own delivery, and its client's next transaction would read its keys before the write.
         if (!voter.equals(self)) {
             p.yesVoters.add(voter);
-            settleOwnRefusal(p);
+            settleOwnRefusal(p, false);
         }
     }
 
@@ -804,11 +804,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * holds can still vote (any other member's refusal is reported as it comes). Why not at once: a member
      * excluded without noticing can deliver its transaction after one that the members who resolved its
      * multicast without it ordered after it, and refuse it where they commit it; "aborted" would then be false.
-     * The other owners vote alike when the orders agree, so this waits about a message delay for one of them. If
+     * The other owners vote alike when the orders agree, so this waits about a round trip for one of them. If
      * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here;
-     * likewise if the others left after some of them said yes (which key the refusal was about is not known).
+     * likewise if the others left after some of them said yes (which key the refusal was about is not known), and
+     * if they left only later ({@code afterViewChange}): one that resolved the transaction without this member may
+     * have committed it and gone, its yes never heard here.
      */
-    private void settleOwnRefusal(Pending p) {
+    private void settleOwnRefusal(Pending p, boolean afterViewChange) {
         if (p.ownRefusal == null || p.outcome.isDone()) {
             return;
         }
@@ -823,15 +825,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 anyYes |= yes;
             }
         }
-        if (stands && !anyYes) {
+        if (stands && !anyYes && !afterViewChange) {
             p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
         } else if (contradicted || stands) {
-            log.warn("{}: refused its own transaction {}, which other owners of its keys accepted: its order of"
-                    + " transactions may differ from theirs", self, p.seq);
+            log.warn("{}: refused its own transaction {}, which other owners of its keys accepted or left without a"
+                    + " word: their order of transactions may differ from this member's", self, p.seq);
             p.outcome.completeExceptionally(new OutcomeUnknownException("this member refused transaction " + p.seq
-                    + " (" + p.ownRefusal + ") where other owners of its keys accepted it: their order of"
-                    + " transactions may differ from this member's (excluded without noticing?), so it may have"
-                    + " committed"));
+                    + " (" + p.ownRefusal + ") where other owners of its keys accepted it or left without voting:"
+                    + " their order of transactions may differ from this member's (excluded without noticing?), so"
+                    + " it may have committed"));
         }
     }
 
@@ -1563,7 +1565,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         break;
                     }
                 }
-                settleOwnRefusal(p); // the other owners that left will not contradict it
+                settleOwnRefusal(p, true); // the other owners that left will not vote here
             }
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
