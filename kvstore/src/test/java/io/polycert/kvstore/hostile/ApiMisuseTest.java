@@ -172,6 +172,9 @@ class ApiMisuseTest {
         a.close(); // closing again is harmless
 
         Await.until("B and C without A", () -> b.view().size() == 2 && c.view().size() == 2);
+        // Waiting for the value, not only for equal versions, which hold before either installs A's last commit.
+        Await.until("B and C hold A's last commit", () -> b.stm().readOnly(() -> b.<Long>root("x").get()) == 2L
+                && c.stm().readOnly(() -> c.<Long>root("x").get()) == 2L);
         awaitSameVersion(List.of(b, c));
         assertEquals(2L, (long) b.stm().readOnly(() -> b.<Long>root("x").get()), "B has what A committed, only");
         b.stm().atomic(() -> b.<Long>root("x").put(5L)); // and they go on
