@@ -73,6 +73,8 @@ public final class ProcessCluster implements BenchCluster {
     /** Lines of it an error message shows. */
     private static final int SHOWN_LINES = 30;
     private static final String EOF = new String("<eof>"); // compared by identity
+    /** How many times {@link #start} tries when a member loses its port to another process before binding it. */
+    private static final int START_ATTEMPTS = 3;
 
     /**
      * How members are launched.
@@ -202,6 +204,23 @@ public final class ProcessCluster implements BenchCluster {
      * {@link #restart(int) restarted}), e.g. {@code List.of("--fault-injection", "true")}.
      */
     public static ProcessCluster start(int members, String workloadSpec, Options options, List<String> memberArgs) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return startOnce(members, workloadSpec, options, memberArgs);
+            } catch (IllegalStateException e) {
+                // freePorts lets go of the ports it found before the members bind them, and another process on
+                // the machine may take one meanwhile (seen once in 30 schedules of a fault campaign). Nothing
+                // ran yet, so new ports and a new cluster are as good.
+                if (attempt >= START_ATTEMPTS || !String.valueOf(e.getMessage()).contains("BindException")) {
+                    throw e;
+                }
+                System.err.println("a member could not bind its port (taken meanwhile); starting again on others");
+            }
+        }
+    }
+
+    private static ProcessCluster startOnce(int members, String workloadSpec, Options options,
+            List<String> memberArgs) {
         List<String> extraArgs = List.copyOf(memberArgs);
         if (members < 1) {
             throw new IllegalArgumentException("members must be at least 1, was " + members);
