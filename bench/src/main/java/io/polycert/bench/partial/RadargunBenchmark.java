@@ -72,7 +72,6 @@ public final class RadargunBenchmark {
         }
     }
 
-    /** One contender on one configuration. */
     /** One contender on one configuration: its median round, and the commits per second of every round. */
     public record Row(int keys, int degree, Contender contender, double committedPerSecond, double abortRate,
             double meanCommitMicros, double p50Micros, double p99Micros, double messagesPerTransaction,
