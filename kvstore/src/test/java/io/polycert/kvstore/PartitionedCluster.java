@@ -23,7 +23,7 @@ import java.util.function.Consumer;
 final class PartitionedCluster implements AutoCloseable {
     final String name = "partial-" + UUID.randomUUID();
     final List<PartitionedStore> members = new ArrayList<>();
-    /** How long the owners of a key must go on agreeing before {@link #agreedValue} takes it as their value. */
+    /** How long the owners must go on agreeing for {@link #awaitSettledAgreement}. */
     private static final Duration AGREEMENT_HELD = Duration.ofMillis(300);
     private final Consumer<PartitionedStore.Builder> settings;
 
@@ -143,7 +143,7 @@ final class PartitionedCluster implements AutoCloseable {
         StringBuilder sb = new StringBuilder();
         expected.forEach((key, value) -> {
             try {
-                Object agreed = checkAgreement(map, key, degree);
+                Object agreed = agreement(map, key, degree).value();
                 if (!Objects.equals(value, agreed)) {
                     sb.append(" key ").append(key).append(": ").append(agreed).append(" expected ").append(value)
                             .append(';');
@@ -156,50 +156,62 @@ final class PartitionedCluster implements AutoCloseable {
     }
 
     /**
-     * Waits until the key's {@code min(degree, members)} owners hold one value and version for
-     * {@link #AGREEMENT_HELD}, and returns the value; fails naming what differs after the deadline. Owners that
-     * apply a transaction later than that may still agree on the value before it: to check that a write landed,
-     * use {@link #awaitValues}.
+     * Waits until the key's {@code min(degree, members)} owners hold one value and version, and returns that value
+     * (from the same look); fails naming what differs after the deadline. Right after a commit returns, that may
+     * be the value from before it: its owners apply it up to a message delay later, so they can all still agree on
+     * the old value. To check that a write landed, use {@link #awaitValues}; where the final values are unknown,
+     * {@link #awaitSettledAgreement} first.
      */
     Object agreedValue(String map, Object key, int degree) {
-        // A commit returns once decided and each owner applies it up to about a message delay later, so a single
-        // look may catch every owner still before a write (they agree) just before one of them applies it. Only
-        // agreement on one value and version that lasts AGREEMENT_HELD counts; a real disagreement never settles.
-        long[] heldSince = {0};
-        String[] seen = {null};
+        Object[] agreed = new Object[1];
         try {
             Await.until("owners of " + map + "/" + key + " agree", () -> {
-                String now;
                 try {
-                    now = agreement(map, key, degree);
+                    agreed[0] = agreement(map, key, degree).value();
+                    return true;
                 } catch (AssertionError e) {
-                    seen[0] = null;
                     return false;
                 }
-                if (!now.equals(seen[0])) {
-                    seen[0] = now;
-                    heldSince[0] = System.nanoTime();
-                }
-                return System.nanoTime() - heldSince[0] >= AGREEMENT_HELD.toNanos();
             });
-        } catch (AssertionError e) {
-            // Report what disagrees.
+        } catch (AssertionError timedOut) {
+            return agreement(map, key, degree).value(); // fails, naming what differs
         }
-        return checkAgreement(map, key, degree);
+        return agreed[0];
     }
 
-    private Object checkAgreement(String map, Object key, int degree) {
-        agreement(map, key, degree);
-        for (PartitionedStore s : members) {
-            if (s.owners(map, key).contains(s.self())) {
-                return s.ownedValue(map, key);
+    /**
+     * Waits until the owners of every key agree, and go on agreeing on the same values and versions for
+     * {@link #AGREEMENT_HELD}: for the end of a load whose last values are unknown, when the owners not needed to
+     * decide the last commits may still be applying them. A lasting disagreement fails after the deadline.
+     */
+    void awaitSettledAgreement(String map, List<?> keys, int degree) {
+        long[] heldSince = {0};
+        List<Agreement> seen = new ArrayList<>();
+        Await.until("owners of " + keys.size() + " keys of " + map + " agree for " + AGREEMENT_HELD, () -> {
+            List<Agreement> now = new ArrayList<>();
+            try {
+                for (Object key : keys) {
+                    now.add(agreement(map, key, degree));
+                }
+            } catch (AssertionError e) {
+                seen.clear();
+                return false;
             }
-        }
-        throw new AssertionError("no owner of " + map + "/" + key);
+            if (!now.equals(seen)) {
+                seen.clear();
+                seen.addAll(now);
+                heldSince[0] = System.nanoTime();
+            }
+            return System.nanoTime() - heldSince[0] >= AGREEMENT_HELD.toNanos();
+        });
     }
 
-    /** The owners' common value and version, as text; fails if they differ or are not as many as expected. */
-    private String agreement(String map, Object key, int degree) {
+    /** What the owners of a key hold alike. */
+    private record Agreement(Object value, long version) {
+    }
+
+    /** The owners' common value and version; fails if they differ or are not as many as expected. */
+    private Agreement agreement(String map, Object key, int degree) {
         List<Object> values = new ArrayList<>();
         List<Long> versions = new ArrayList<>();
         int owners = 0;
@@ -215,7 +227,7 @@ final class PartitionedCluster implements AutoCloseable {
             assertTrue(Objects.equals(values.get(0), values.get(i)) && versions.get(0).equals(versions.get(i)),
                     "owners of " + map + "/" + key + " disagree: " + values + " at versions " + versions);
         }
-        return values.get(0) + "@" + versions.get(0);
+        return new Agreement(values.get(0), versions.get(0));
     }
 
     @Override
