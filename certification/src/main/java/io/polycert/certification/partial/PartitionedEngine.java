@@ -802,9 +802,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /**
      * Reports this member's own refusal of its own transaction at once only where no other owner of a key it
      * holds is in its view; otherwise another owner's refusal confirms it (reported as it comes, like any other
-     * member's refusal). Why not at once: a member
-     * excluded without noticing can deliver its transaction after one that the members who resolved its
-     * multicast without it ordered after it, and refuse it where they commit it; "aborted" would then be false.
+     * member's refusal). Why not at once: a member excluded without noticing can deliver its transaction after
+     * one that the members who resolved its multicast without it ordered after it, and refuse it where they
+     * commit it; "aborted" would then be false.
      * The other owners vote alike when the orders agree, so this waits about a round trip for one of them. If
      * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here;
      * likewise if the others left after some of them said yes (which key the refusal was about is not known), and
