@@ -34,7 +34,8 @@ final class ReliableBroadcast {
     private final GroupEngine engine;
     private long nextSeq = 1;
     private final Map<Id, Message> messages = new HashMap<>();
-    private final SeenIds delivered = new SeenIds();
+    /** Capped: a member that joined after an origin's first broadcasts never sees the numbers below its first. */
+    private final SeenIds delivered = new SeenIds(100_000);
     private final Set<Id> toAcknowledge = new LinkedHashSet<>();
     private View view;
 

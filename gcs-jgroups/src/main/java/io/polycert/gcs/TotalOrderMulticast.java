@@ -93,7 +93,7 @@ final class TotalOrderMulticast {
     private final Map<Id, Message> coordinating = new HashMap<>();
     /** Decentralized variant: proposals that arrived before the message. */
     private final Map<Id, Map<MemberId, Long>> early = new HashMap<>();
-    private final SeenIds delivered = new SeenIds();
+    private final SeenIds delivered = new SeenIds(REMEMBERED_FINALS);
     /** Final timestamps of recently delivered messages, for resolutions started by others. */
     private final Map<Id, Long> recentFinals = new LinkedHashMap<>(16, 0.75f, false) {
         private static final long serialVersionUID = 1L;
