@@ -73,7 +73,8 @@ public final class Main {
                     + " (true or false, default false)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
-                    + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc)",
+                    + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc);"
+                    + " radargun: tom-3, tom-2, 2pc (default all three)",
             "preset", "stmbench7: small (CI smoke) or full (STMBench7's sizes; default small)",
             "mixes", "stmbench7: read-dominated, read-write, write-dominated, comma-separated (default all three)",
             "long", "stmbench7: long traversals on (true, default) or off",
@@ -170,7 +171,8 @@ public final class Main {
                             .Options(parsed.intValue("replicas", d.members(), 1, 16), parsed.intValue("threads",
                                     d.threadsPerMember(), 1, 64), parsed.intList("keys", d.keyCounts(), 2,
                                     10_000_000), parsed.intList("degrees", d.degrees(), 1, 16), level(parsed.string(
-                                    "level", "write-skew-check")), d.contenders(), d.operations(), d.writeRatio(),
+                                    "level", "write-skew-check")), radargunContenders(parsed), d.operations(),
+                            d.writeRatio(),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600), parsed.intValue("rounds", d.rounds(), 1, 100),
                             parsed.doubleValue("settle", d.settleSeconds(), 0, 3600)), out).run();
@@ -305,6 +307,20 @@ public final class Main {
 
     private static boolean booleanValue(Args parsed, String name, boolean defaultValue) throws Args.UsageException {
         return parsed.string(name, null) == null ? defaultValue : parsed.flag(name);
+    }
+
+    private static java.util.List<io.polycert.bench.partial.RadargunBenchmark.Contender> radargunContenders(
+            Args parsed) throws Args.UsageException {
+        java.util.List<io.polycert.bench.partial.RadargunBenchmark.Contender> chosen = new java.util.ArrayList<>();
+        for (String name : parsed.stringList("contenders", java.util.List.of("tom-3", "tom-2", "2pc"),
+                java.util.List.of("tom-3", "tom-2", "2pc"))) {
+            chosen.add(switch (name) {
+                case "tom-3" -> io.polycert.bench.partial.RadargunBenchmark.Contender.TOM_3;
+                case "tom-2" -> io.polycert.bench.partial.RadargunBenchmark.Contender.TOM_2;
+                default -> io.polycert.bench.partial.RadargunBenchmark.Contender.TWO_PC;
+            });
+        }
+        return chosen;
     }
 
     private static io.polycert.bench.workload.Runner.Options runOptions(Args parsed, int threads, double warmup,

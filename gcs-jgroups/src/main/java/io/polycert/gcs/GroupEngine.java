@@ -43,6 +43,8 @@ final class GroupEngine {
     private final LongAdder bytesDelivered = new LongAdder();
     private final LongAdder bytesSent = new LongAdder();
     private final LongAdder dropped = new LongAdder();
+    private final LongAdder multicastDeliveries = new LongAdder();
+    private final LongAdder multicastWaitNanos = new LongAdder();
     private volatile int undelivered;
     private volatile IntConsumer onOwnDelivered = bytes -> { };
 
@@ -134,9 +136,10 @@ final class GroupEngine {
         urb.broadcast(payload);
     }
 
-    void multicast(Collection<MemberId> destinations, byte[] payload) {
+    /** {@code conflictKeys} null: the message conflicts with every other. */
+    void multicast(Collection<MemberId> destinations, long[] conflictKeys, byte[] payload) {
         bytesSent.add(payload.length);
-        tom.multicast(destinations, payload);
+        tom.multicast(destinations, conflictKeys, payload);
     }
 
     void send(MemberId to, byte[] payload) {
@@ -207,6 +210,19 @@ final class GroupEngine {
 
     void countDelivery(int bytes) {
         bytesDelivered.add(bytes);
+    }
+
+    void countMulticastDelivery(long waitedNanos) {
+        multicastDeliveries.increment();
+        multicastWaitNanos.add(waitedNanos);
+    }
+
+    long multicastDeliveries() {
+        return multicastDeliveries.sum();
+    }
+
+    long multicastWaitNanos() {
+        return multicastWaitNanos.sum();
     }
 
     void countOrdered() {

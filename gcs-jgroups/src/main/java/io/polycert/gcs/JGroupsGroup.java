@@ -196,6 +196,19 @@ public final class JGroupsGroup implements GroupMember {
 
     @Override
     public void multicast(Collection<MemberId> destinations, byte[] payload) {
+        multicastKeyed(destinations, null, payload);
+    }
+
+    @Override
+    public void multicast(Collection<MemberId> destinations, long[] conflictKeys, byte[] payload) {
+        Objects.requireNonNull(conflictKeys, "conflictKeys");
+        if (conflictKeys.length == 0) {
+            throw new IllegalArgumentException("a multicast ordered by its conflicts needs at least one conflict key");
+        }
+        multicastKeyed(destinations, conflictKeys.clone(), payload);
+    }
+
+    private void multicastKeyed(Collection<MemberId> destinations, long[] conflictKeys, byte[] payload) {
         Objects.requireNonNull(payload, "payload");
         checkUsable();
         List<MemberId> dests = List.copyOf(destinations);
@@ -207,7 +220,7 @@ public final class JGroupsGroup implements GroupMember {
         }
         loop.execute(() -> {
             try {
-                engine.multicast(dests, payload);
+                engine.multicast(dests, conflictKeys, payload);
             } catch (IllegalArgumentException e) {
                 engine.log.warn("multicast dropped: {}", e.getMessage());
             }
@@ -281,6 +294,16 @@ public final class JGroupsGroup implements GroupMember {
             @Override
             public long messagesSent() {
                 return transport.messagesSent();
+            }
+
+            @Override
+            public long multicastDeliveries() {
+                return e.multicastDeliveries();
+            }
+
+            @Override
+            public long multicastWaitNanos() {
+                return e.multicastWaitNanos();
             }
         };
     }

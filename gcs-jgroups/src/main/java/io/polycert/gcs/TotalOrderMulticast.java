@@ -29,6 +29,15 @@ import java.util.TreeSet;
  * </ul>
  * A single destination assigns its final timestamp at once. Only destinations take part.
  *
+ * <p>Conflicts: a message may carry conflict keys ({@link io.polycert.core.group.GroupMember#multicast(Collection,
+ * long[], byte[])}). A final message is delivered once no undelivered message before it in timestamp order shares a
+ * key with it (a message without keys shares one with every message), not only once it reaches the head: Skeen's
+ * rule would hold it behind every earlier message still collecting proposals, though the two commute. Messages
+ * that share a key are still delivered in timestamp order at every destination. That is safe because a message
+ * this member has not received yet gets a timestamp above every final one here (its proposal comes from this
+ * clock, which has passed them), and one it has received but not finalized has a proposal, which bounds its final
+ * timestamp from below.
+ *
  * <p>Failures: when a view installed in the atomic-broadcast order no longer holds a message's origin or one of
  * its destinations, the surviving destinations each atomically broadcast what they know of it (their proposal,
  * the final timestamp if they had it, the payload). Once the ordered stream holds one such report from every
@@ -54,19 +63,37 @@ final class TotalOrderMulticast {
     private static final class Message {
         final Id id;
         final List<MemberId> destinations;
+        /** Sorted, distinct; null: conflicts with every message. */
+        final long[] keys;
         final byte[] payload;
         long ts;
         boolean isFinal;
+        /** When its timestamp became final here (System.nanoTime), for the wait statistics. */
+        long finalAtNanos;
         final Map<MemberId, Long> proposals = new HashMap<>();
         /** The epoch of the view it was sent in (at least the sender's; 0 if unknown). */
         long sentIn;
         /** Set once this destination reported the message for resolution: late FINALs are ignored then. */
         boolean reported;
 
-        Message(Id id, List<MemberId> destinations, byte[] payload) {
+        Message(Id id, List<MemberId> destinations, long[] keys, byte[] payload) {
             this.id = id;
             this.destinations = destinations;
+            this.keys = keys;
             this.payload = payload;
+        }
+
+        /** Whether it shares a key with {@code blocked} (keys of messages before it); true if either is unkeyed. */
+        boolean conflictsWith(Set<Long> blocked) {
+            if (keys == null) {
+                return true;
+            }
+            for (long k : keys) {
+                if (blocked.contains(k)) {
+                    return true;
+                }
+            }
+            return false;
         }
     }
 
@@ -117,17 +144,24 @@ final class TotalOrderMulticast {
     /** Data that waits for a view: sent in one we have not installed, or reaching us while cut off. */
     private final List<Held> held = new ArrayList<>();
 
-    private record Held(Id id, long sentIn, List<MemberId> dests, byte[] payload) {
+    private record Held(Id id, long sentIn, List<MemberId> dests, long[] keys, byte[] payload) {
     }
 
     private static final int MAX_HELD = 10_000;
+    /**
+     * How many undelivered messages one delivery pass looks past. Stopping early only delays a message until a
+     * later pass; every pass delivers the final messages at the head, as Skeen's rule does.
+     */
+    private static final int MAX_PASSED = 1024;
 
     TotalOrderMulticast(GroupEngine engine, Variant variant) {
         this.engine = engine;
         this.variant = variant;
     }
 
-    void multicast(Collection<MemberId> destinations, byte[] payload) {
+    /** {@code conflictKeys} null: the message conflicts with every other (see the class comment). */
+    void multicast(Collection<MemberId> destinations, long[] conflictKeys, byte[] payload) {
+        long[] keys = conflictKeys == null ? null : normalized(conflictKeys);
         List<MemberId> dests = new ArrayList<>(new TreeSet<>(destinations));
         if (dests.isEmpty()) {
             throw new IllegalArgumentException("a multicast needs at least one destination");
@@ -140,7 +174,7 @@ final class TotalOrderMulticast {
         }
         Id id = new Id(engine.self, nextSeq++);
         if (variant == Variant.COORDINATED && dests.size() > 1) {
-            Message c = new Message(id, dests, payload);
+            Message c = new Message(id, dests, keys, payload);
             c.sentIn = installed == null ? 0 : installed.epoch();
             coordinating.put(id, c);
         }
@@ -149,6 +183,7 @@ final class TotalOrderMulticast {
         out.writeVarLong(id.seq);
         out.writeVarLong(installed == null ? 0 : installed.epoch()); // the view it was sent in
         Wire.writeMembers(out, dests);
+        writeKeys(out, keys);
         out.writeBytes(payload);
         byte[] bytes = out.toByteArray();
         for (MemberId d : dests) {
@@ -160,6 +195,7 @@ final class TotalOrderMulticast {
         Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
         long sentIn = in.readVarLong();
         List<MemberId> dests = Wire.readMembers(in);
+        long[] keys = readKeys(in);
         byte[] payload = in.readBytes();
         if (!from.equals(id.origin) || !dests.contains(engine.self)) {
             throw new CodecException("TOM data " + id + " from " + from + " for " + dests);
@@ -168,7 +204,7 @@ final class TotalOrderMulticast {
             // Back from a minority and not yet in the new view, or sent in a view we have not installed yet (its
             // origin may be a member we do not know of yet): hold it until we have that view.
             if (held.size() < MAX_HELD) {
-                held.add(new Held(id, sentIn, dests, payload));
+                held.add(new Held(id, sentIn, dests, keys, payload));
             } else {
                 engine.log.warn("dropped total-order data {}: {} messages already wait for a view", id, MAX_HELD);
             }
@@ -177,14 +213,14 @@ final class TotalOrderMulticast {
         if (sentIn < acceptFrom) {
             return; // sent before we fell into a minority; the survivors resolved it without us
         }
-        accept(id, dests, payload, sentIn);
+        accept(id, dests, keys, payload, sentIn);
     }
 
-    private void accept(Id id, List<MemberId> dests, byte[] payload, long sentIn) {
+    private void accept(Id id, List<MemberId> dests, long[] keys, byte[] payload, long sentIn) {
         if (delivered.contains(id.origin, id.seq) || pending.containsKey(id)) {
             return;
         }
-        Message m = take(id, dests, payload);
+        Message m = take(id, dests, keys, payload);
         m.sentIn = sentIn;
         if (dests.size() == 1) {
             finish(m, m.ts);
@@ -213,8 +249,8 @@ final class TotalOrderMulticast {
     }
 
     /** Adds a message with a fresh proposal from our clock. */
-    private Message take(Id id, List<MemberId> dests, byte[] payload) {
-        Message m = new Message(id, dests, payload);
+    private Message take(Id id, List<MemberId> dests, long[] keys, byte[] payload) {
+        Message m = new Message(id, dests, keys, payload);
         m.ts = ++clock;
         pending.put(id, m);
         queue.add(m);
@@ -279,21 +315,86 @@ final class TotalOrderMulticast {
         queue.remove(m);
         m.ts = ts;
         m.isFinal = true;
+        m.finalAtNanos = System.nanoTime();
         clock = Math.max(clock, ts);
         queue.add(m);
-        deliverFinalHeads();
+        deliverReady();
     }
 
-    /** Delivers from the head of the queue while the head's timestamp is final. */
-    private void deliverFinalHeads() {
-        while (!queue.isEmpty() && queue.first().isFinal) {
-            Message head = queue.pollFirst();
-            pending.remove(head.id);
-            delivered.add(head.id.origin, head.id.seq);
-            recentFinals.put(head.id, head.ts);
-            engine.countDelivery(head.payload.length);
-            engine.sink.multicast(head.id.origin, head.payload);
+    /**
+     * Delivers, in timestamp order, every final message that no undelivered message before it conflicts with
+     * (see the class comment); with no conflict keys, exactly the final messages at the head of the queue.
+     */
+    private void deliverReady() {
+        List<Message> ready = null;
+        Set<Long> blocked = null; // the keys of the undelivered messages passed so far
+        int passed = 0;
+        for (java.util.Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
+            Message m = it.next();
+            if (m.isFinal && (blocked == null || !m.conflictsWith(blocked))) {
+                it.remove();
+                if (ready == null) {
+                    ready = new ArrayList<>();
+                }
+                ready.add(m);
+                continue;
+            }
+            if (m.keys == null || ++passed > MAX_PASSED) {
+                break; // it conflicts with everything after it
+            }
+            if (blocked == null) {
+                blocked = new HashSet<>();
+            }
+            for (long k : m.keys) {
+                blocked.add(k);
+            }
         }
+        if (ready == null) {
+            return;
+        }
+        long now = System.nanoTime();
+        for (Message m : ready) {
+            pending.remove(m.id);
+            delivered.add(m.id.origin, m.id.seq);
+            recentFinals.put(m.id, m.ts);
+            engine.countDelivery(m.payload.length);
+            engine.countMulticastDelivery(now - m.finalAtNanos);
+            engine.sink.multicast(m.id.origin, m.payload);
+        }
+    }
+
+    private static long[] normalized(long[] keys) {
+        if (keys.length == 0) {
+            throw new IllegalArgumentException("a multicast ordered by its conflicts needs at least one conflict key");
+        }
+        return java.util.Arrays.stream(keys).sorted().distinct().toArray();
+    }
+
+    private static void writeKeys(ValueOutput out, long[] keys) {
+        out.writeBoolean(keys != null);
+        if (keys != null) {
+            out.writeVarInt(keys.length);
+            for (long k : keys) {
+                out.writeLong(k);
+            }
+        }
+    }
+
+    /** Conflict keys as sent; a keyed message with no key is malformed (it would conflict with nothing). */
+    private static long[] readKeys(ValueInput in) {
+        if (!in.readBoolean()) {
+            return null;
+        }
+        int n = in.readLength(8);
+        if (n == 0) {
+            throw new CodecException("a keyed multicast without conflict keys");
+        }
+        long[] keys = new long[n];
+        for (int i = 0; i < n; i++) {
+            keys[i] = in.readLong();
+        }
+        java.util.Arrays.sort(keys);
+        return keys;
     }
 
     // ---- failures -----------------------------------------------------------------------------------------
@@ -314,7 +415,7 @@ final class TotalOrderMulticast {
             held.removeIf(h -> h.sentIn <= newView.epoch() && ready.add(h));
             for (Held h : ready) {
                 if (h.sentIn >= acceptFrom) {
-                    accept(h.id, h.dests, h.payload, h.sentIn);
+                    accept(h.id, h.dests, h.keys, h.payload, h.sentIn);
                 }
             }
         }
@@ -369,7 +470,9 @@ final class TotalOrderMulticast {
             engine.log.error("cannot report {}: delivered too long ago to remember its timestamp", id);
             return;
         } else {
-            m = take(id, dests, payload); // we learn of it from another destination's report
+            // We learn of it from another destination's report, which does not carry its keys: it waits for every
+            // message before it (always allowed).
+            m = take(id, dests, null, payload);
             m.sentIn = installed == null ? 0 : installed.epoch();
             m.reported = true;
             proposal = m.ts;
@@ -454,7 +557,7 @@ final class TotalOrderMulticast {
         queue.removeIf(m -> m.sentIn < epoch);
         coordinating.values().removeIf(m -> m.sentIn < epoch);
         resolutions.clear();
-        deliverFinalHeads(); // what waited behind a forgotten message can go now
+        deliverReady(); // what waited behind a forgotten message can go now
     }
 
     /** Forgets every multicast in flight. */

@@ -124,12 +124,17 @@ final class GroupChecks {
                 }
             }
         }
-        // one order: edges between consecutive deliveries at each member must form no cycle
+        // One order among conflicting messages: at each member, an edge from every delivery to every later one it
+        // conflicts with (messages without keys conflict with all); together they must form no cycle.
         Map<String, Set<String>> after = new HashMap<>();
         for (SimNetwork.Node n : correct) {
             List<String> seq = n.sink.multicast;
-            for (int i = 0; i + 1 < seq.size(); i++) {
-                after.computeIfAbsent(seq.get(i), k -> new HashSet<>()).add(seq.get(i + 1));
+            for (int i = 0; i < seq.size(); i++) {
+                for (int j = i + 1; j < seq.size(); j++) {
+                    if (conflict(net.history.multicastKeys.get(seq.get(i)), net.history.multicastKeys.get(seq.get(j)))) {
+                        after.computeIfAbsent(seq.get(i), k -> new HashSet<>()).add(seq.get(j));
+                    }
+                }
             }
         }
         String cycle = findCycle(after);
@@ -137,6 +142,20 @@ final class GroupChecks {
             v.add("multicast deliveries are ordered differently at different members: cycle through " + cycle);
         }
         return v;
+    }
+
+    private static boolean conflict(long[] a, long[] b) {
+        if (a == null || b == null) {
+            return true;
+        }
+        for (long x : a) {
+            for (long y : b) {
+                if (x == y) {
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Correct origins' multicasts are delivered by all their correct destinations. */

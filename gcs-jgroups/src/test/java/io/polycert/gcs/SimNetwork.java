@@ -347,12 +347,18 @@ final class SimNetwork {
     }
 
     void multicast(Node n, Collection<Node> dests, String payload) {
+        multicast(n, dests, null, payload);
+    }
+
+    /** {@code keys} null: conflicts with every multicast. */
+    void multicast(Node n, Collection<Node> dests, long[] keys, String payload) {
         List<MemberId> ids = new ArrayList<>();
         for (Node d : dests) {
             ids.add(d.id);
         }
         history.multicastSent.put(payload, ids);
-        n.engine.multicast(ids, payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        history.multicastKeys.put(payload, keys);
+        n.engine.multicast(ids, keys, payload.getBytes(java.nio.charset.StandardCharsets.UTF_8));
         n.dirty = true;
     }
 
@@ -362,6 +368,8 @@ final class SimNetwork {
         final Map<String, MemberId> broadcast = new HashMap<>();
         final Map<String, MemberId> reliableSent = new HashMap<>();
         final Map<String, List<MemberId>> multicastSent = new HashMap<>();
+        /** The conflict keys of each multicast; null for one that conflicts with all. */
+        final Map<String, long[]> multicastKeys = new HashMap<>();
         final java.util.Set<MemberId> crashed = new java.util.HashSet<>();
         final List<String> violations = new ArrayList<>();
     }

@@ -49,40 +49,38 @@ class SimulatedMulticastTest {
     @Property(tries = 2000)
     void randomMulticastsAreDeliveredInOneOrderWithoutFailures(@ForAll long seed,
             @ForAll @IntRange(min = 2, max = 5) int members, @ForAll boolean decentralized) {
-        SimNetwork net = founded(seed, members, decentralized ? TotalOrderMulticast.Variant.DECENTRALIZED
-                : TotalOrderMulticast.Variant.COORDINATED);
-        Map<String, MemberId> origins = new HashMap<>();
-        for (int round = 0; round < 40; round++) {
-            for (SimNetwork.Node n : net.alive()) {
-                if (net.random.nextInt(2) == 0) {
-                    String p = n + "-" + round;
-                    origins.put(p, n.id);
-                    net.multicast(n, randomDestinations(net), p);
-                }
-            }
-            net.run(net.random.nextInt(25));
-        }
-        net.runUntilQuiet();
-        assertNoViolations(GroupChecks.totalOrderMulticast(net));
-        assertNoViolations(GroupChecks.multicastsOfCorrectOriginsDelivered(net, origins));
-        for (SimNetwork.Node n : net.nodes) {
-            assertEquals(0, n.engine.tom.pendingCount(), n + " still holds undelivered multicasts");
-        }
+        runAndCheck(seed, members, decentralized, 0, false);
     }
 
     @Property(tries = 2000)
     void originAndDestinationCrashesLeaveSurvivorsInAgreement(@ForAll long seed,
             @ForAll @IntRange(min = 3, max = 5) int members, @ForAll boolean decentralized) {
+        runAndCheck(seed, members, decentralized, (members - 1) / 2, false);
+    }
+
+    /** Conflict keys: messages that share one keep one order, with and without crashes. */
+    @Property(tries = 1000)
+    void keyedMulticastsKeepConflictingOnesInOneOrder(@ForAll long seed,
+            @ForAll @IntRange(min = 2, max = 5) int members, @ForAll boolean decentralized,
+            @ForAll boolean crashes) {
+        runAndCheck(seed, members, decentralized, crashes ? (members - 1) / 2 : 0, true);
+    }
+
+    /**
+     * 40 rounds in which each member multicasts with probability 1/2 to random destinations, with up to
+     * {@code crashes} crashes; then integrity, agreement and one order (among conflicting messages when keyed).
+     */
+    private static void runAndCheck(long seed, int members, boolean decentralized, int crashes, boolean keyed) {
         SimNetwork net = founded(seed, members, decentralized ? TotalOrderMulticast.Variant.DECENTRALIZED
                 : TotalOrderMulticast.Variant.COORDINATED);
         Map<String, MemberId> origins = new HashMap<>();
-        int crashesLeft = (members - 1) / 2;
+        int crashesLeft = crashes;
         for (int round = 0; round < 40; round++) {
             for (SimNetwork.Node n : net.alive()) {
                 if (net.random.nextInt(2) == 0) {
                     String p = n + "-" + round;
                     origins.put(p, n.id);
-                    net.multicast(n, randomDestinations(net), p);
+                    net.multicast(n, randomDestinations(net), keyed ? randomKeys(net) : null, p);
                 }
             }
             net.run(net.random.nextInt(25));
@@ -98,6 +96,66 @@ class SimulatedMulticastTest {
         for (SimNetwork.Node n : GroupChecks.correct(net)) {
             assertEquals(0, n.engine.tom.pendingCount(), n + " is stuck with undelivered multicasts");
         }
+    }
+
+    /** One to three keys of six, or (one time in six) no keys: conflicts with all. */
+    private static long[] randomKeys(SimNetwork net) {
+        if (net.random.nextInt(6) == 0) {
+            return null;
+        }
+        long[] keys = new long[1 + net.random.nextInt(3)];
+        for (int i = 0; i < keys.length; i++) {
+            keys[i] = net.random.nextInt(6);
+        }
+        return keys;
+    }
+
+    /**
+     * Members A, B, C, and C hears nothing: A's m1 (key 1) to B and C stays undecided at B, which holds its
+     * proposal. Then B multicasts m2 to A and B, which decide it at once, with a timestamp above m1's proposal.
+     */
+    private static SimNetwork m2AfterUndecidedM1(TotalOrderMulticast.Variant variant, long[] m2Keys) {
+        SimNetwork net = founded(7, 3, variant);
+        net.nodes.get(2).held = true;
+        net.multicast(net.nodes.get(0), List.of(net.nodes.get(1), net.nodes.get(2)), new long[] {1}, "m1");
+        net.runUntilQuiet();
+        net.multicast(net.nodes.get(1), List.of(net.nodes.get(0), net.nodes.get(1)), m2Keys, "m2");
+        net.runUntilQuiet();
+        return net;
+    }
+
+    /** Skeen's rule keeps m2 behind m1 at B; with keys that do not meet, B delivers m2 at once. */
+    @Test
+    void aFinalMessagePassesAnUndecidedOneItDoesNotConflictWith() {
+        for (TotalOrderMulticast.Variant variant : TotalOrderMulticast.Variant.values()) {
+            for (long[] m2Keys : new long[][] {{2}, {1}, null}) {
+                boolean conflict = m2Keys == null || m2Keys[0] == 1;
+                SimNetwork net = m2AfterUndecidedM1(variant, m2Keys);
+                SimNetwork.Node b = net.nodes.get(1);
+                String what = variant + " with m2's keys " + java.util.Arrays.toString(m2Keys);
+                assertEquals(conflict ? 2 : 1, b.engine.tom.pendingCount(), what + ": m1 still undecided");
+                assertEquals(conflict ? List.of() : List.of("m2"), b.sink.multicast, what);
+                net.nodes.get(2).held = false;
+                net.runUntilQuiet();
+                assertEquals(conflict ? List.of("m1", "m2") : List.of("m2", "m1"), b.sink.multicast, what);
+                assertEquals(List.of("m1"), net.nodes.get(2).sink.multicast, what);
+                assertEquals(List.of("m2"), net.nodes.get(0).sink.multicast, what);
+            }
+        }
+    }
+
+    @Test
+    void waitingIsMeasured() {
+        SimNetwork net = m2AfterUndecidedM1(TotalOrderMulticast.Variant.COORDINATED, new long[] {1});
+        long before = System.nanoTime();
+        while (System.nanoTime() - before < 5_000_000) {
+            Thread.onSpinWait(); // m2, final at B, waits behind m1 for at least 5 ms
+        }
+        net.nodes.get(2).held = false;
+        net.runUntilQuiet();
+        GroupEngine b = net.nodes.get(1).engine;
+        assertEquals(2, b.multicastDeliveries());
+        assertTrue(b.multicastWaitNanos() >= 5_000_000, "waited " + b.multicastWaitNanos() + " ns");
     }
 
     @Test

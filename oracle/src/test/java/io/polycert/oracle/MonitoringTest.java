@@ -31,6 +31,8 @@ class MonitoringTest {
         @Override public long bytesDelivered() { return delivered.get(); }
         @Override public long droppedMessages() { return 0; }
         @Override public long messagesSent() { return 0; }
+        @Override public long multicastDeliveries() { return 0; }
+        @Override public long multicastWaitNanos() { return 0; }
         @Override public GroupStatistics group() { return this; }
         @Override public long deliveryThreadId() { return Thread.currentThread().getId(); }
         @Override public long replayLagNanos() { return lagNanos.get(); }

@@ -163,5 +163,7 @@ public class OracleQueryBenchmark {
         @Override public long bytesDelivered() { return 0; }
         @Override public long droppedMessages() { return 0; }
         @Override public long messagesSent() { return 0; }
+        @Override public long multicastDeliveries() { return 0; }
+        @Override public long multicastWaitNanos() { return 0; }
     }
 }

@@ -75,7 +75,7 @@ public final class RadargunBenchmark {
     /** One contender on one configuration: its median round, and the commits per second of every round. */
     public record Row(int keys, int degree, Contender contender, double committedPerSecond, double abortRate,
             double meanCommitMicros, double p50Micros, double p99Micros, double messagesPerTransaction,
-            long gaveUp, double[] roundsPerSecond) {
+            double orderWaitMicros, long gaveUp, double[] roundsPerSecond) {
     }
 
     private final Options options;
@@ -98,8 +98,9 @@ public final class RadargunBenchmark {
                 trial(options.keyCounts()[0], options.degrees()[0], c, options.settleSeconds(), 0.1);
             }
         }
-        out.printf(Locale.ROOT, "%8s %6s %-6s %12s %8s %12s %10s %10s %8s %10s  %s%n", "keys", "degree", "commit",
-                "commits/s", "aborts", "commit us", "tx p50 us", "tx p99 us", "msgs/tx", "vs 2PC", "rounds");
+        out.printf(Locale.ROOT, "%8s %6s %-6s %12s %8s %12s %10s %10s %8s %8s %10s  %s%n", "keys", "degree",
+                "commit", "commits/s", "aborts", "commit us", "tx p50 us", "tx p99 us", "msgs/tx", "wait us", "vs 2PC",
+                "rounds");
         List<Row> rows = new ArrayList<>();
         List<Contender> contenders = options.contenders();
         for (int keys : options.keyCounts()) {
@@ -120,9 +121,10 @@ public final class RadargunBenchmark {
                     String ratio = baseline == null || baseline.committedPerSecond() == 0 ? "-"
                             : String.format(Locale.ROOT, "%.2fx", r.committedPerSecond()
                                     / baseline.committedPerSecond());
-                    out.printf(Locale.ROOT, "%8d %6d %-6s %12.0f %7.1f%% %12.0f %10.0f %10.0f %8.1f %10s  %s%s%n",
+                    out.printf(Locale.ROOT, "%8d %6d %-6s %12.0f %7.1f%% %12.0f %10.0f %10.0f %8.1f %8.0f %10s  %s%s%n",
                             r.keys(), r.degree(), r.contender().label(), r.committedPerSecond(), r.abortRate() * 100,
-                            r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), ratio,
+                            r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(),
+                            r.orderWaitMicros(), ratio,
                             rounds(r), r.gaveUp() > 0 ? "  (" + r.gaveUp() + " gave up)" : "");
                 }
                 rows.addAll(here);
@@ -138,7 +140,7 @@ public final class RadargunBenchmark {
         Row m = sorted.get(sorted.size() / 2);
         double[] each = trials.stream().mapToDouble(Row::committedPerSecond).toArray();
         return new Row(m.keys(), m.degree(), m.contender(), m.committedPerSecond(), m.abortRate(),
-                m.meanCommitMicros(), m.p50Micros(), m.p99Micros(), m.messagesPerTransaction(),
+                m.meanCommitMicros(), m.p50Micros(), m.p99Micros(), m.messagesPerTransaction(), m.orderWaitMicros(),
                 trials.stream().mapToLong(Row::gaveUp).sum(), each);
     }
 
@@ -176,6 +178,8 @@ public final class RadargunBenchmark {
             long roundsBefore = sum(members, PartitionedStatistics::commitRounds);
             double commitMicrosBefore = weightedCommitMicros(members);
             long messagesBefore = members.stream().mapToLong(m -> m.groupStatistics().messagesSent()).sum();
+            long deliveriesBefore = members.stream().mapToLong(m -> m.groupStatistics().multicastDeliveries()).sum();
+            long waitBefore = members.stream().mapToLong(m -> m.groupStatistics().multicastWaitNanos()).sum();
             measuring.set(true);
             long start = System.nanoTime();
             Thread.sleep((long) (seconds * 1000));
@@ -187,6 +191,10 @@ public final class RadargunBenchmark {
             long messages = members.stream().mapToLong(m -> m.groupStatistics().messagesSent()).sum()
                     - messagesBefore;
             double commitMicros = rounds == 0 ? 0 : (weightedCommitMicros(members) - commitMicrosBefore) / rounds;
+            long deliveries = members.stream().mapToLong(m -> m.groupStatistics().multicastDeliveries()).sum()
+                    - deliveriesBefore;
+            long waitNanos = members.stream().mapToLong(m -> m.groupStatistics().multicastWaitNanos()).sum()
+                    - waitBefore;
             stop.set(true);
             for (Future<?> f : workers) {
                 f.get(120, TimeUnit.SECONDS);
@@ -196,7 +204,8 @@ public final class RadargunBenchmark {
                     committed + aborts == 0 ? 0 : (double) aborts / (committed + aborts), commitMicros,
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(50) / 1000.0,
                     h.getTotalCount() == 0 ? 0 : h.getValueAtPercentile(99) / 1000.0,
-                    committed == 0 ? 0 : (double) messages / committed, gaveUp[0],
+                    committed == 0 ? 0 : (double) messages / committed,
+                    deliveries == 0 ? 0 : waitNanos / 1000.0 / deliveries, gaveUp[0],
                     new double[] {committed / elapsed});
         } finally {
             pool.shutdownNow();
@@ -317,11 +326,11 @@ public final class RadargunBenchmark {
         List<List<Object>> table = new java.util.ArrayList<>();
         for (Row r : rows) {
             table.add(List.of(r.keys(), r.degree(), r.contender().name(), r.committedPerSecond(), r.abortRate(),
-                    r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(), r.gaveUp(),
-                    rounds(r)));
+                    r.meanCommitMicros(), r.p50Micros(), r.p99Micros(), r.messagesPerTransaction(),
+                    r.orderWaitMicros(), r.gaveUp(), rounds(r)));
         }
         io.polycert.bench.report.ReportWriter.writeTable(directory, "radargun", List.of("keys", "degree",
                 "contender", "committed_per_s", "abort_rate", "mean_commit_us", "p50_us", "p99_us",
-                "messages_per_tx", "gave_up", "rounds_committed_per_s"), table);
+                "messages_per_tx", "order_wait_us", "gave_up", "rounds_committed_per_s"), table);
     }
 }

@@ -662,7 +662,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         ownDestined.put(seq, Boolean.TRUE);
                     }
                 }
-                group.multicast(destinations, payload);
+                group.multicast(destinations, conflictKeys(owners.keySet()), payload);
             }
             awaitOutcome(pending);
         } catch (IllegalArgumentException e) {
@@ -678,6 +678,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             nearCache.invalidate(k);
         }
         stats.committed.increment();
+    }
+
+    /**
+     * What a destination orders a transaction on: the keys it writes and validates, all that its queues hold (see
+     * {@link #admit}). Transactions on other keys may be delivered in either order, so a transaction need not
+     * wait behind every earlier one still collecting timestamps.
+     */
+    private static long[] conflictKeys(Set<ByteKey> keys) {
+        long[] hashes = new long[keys.size()];
+        int i = 0;
+        for (ByteKey k : keys) {
+            hashes[i++] = k.placementHash();
+        }
+        return hashes;
     }
 
     private void awaitOutcome(Pending pending) {

@@ -26,4 +26,13 @@ public interface GroupStatistics {
 
     /** Protocol messages this member handed to the network (a multicast counts once). */
     long messagesSent();
+
+    /** Total-order multicast messages delivered to this member. */
+    long multicastDeliveries();
+
+    /**
+     * Nanoseconds, summed over the multicast messages delivered here, from the moment a message's timestamp was
+     * final here to its delivery: the time it waited behind earlier messages still undecided or undelivered.
+     */
+    long multicastWaitNanos();
 }
