@@ -11,9 +11,10 @@ import java.util.TreeSet;
  *
  * <p>A member that receives only some of an origin's numbers (a multicast destination: the origin numbers all its
  * multicasts, whoever they go to) never fills the gaps, so the numbers above the watermark are capped: past
- * {@code maxAbove}, the watermark moves up to the oldest of them, and the gaps below it count as seen. A message
- * that old arriving for the first time would be taken for a duplicate; messages from one origin arrive in the
- * order it sent them, so that takes a message overtaken by {@code maxAbove} later ones of its origin.
+ * {@code maxAbove}, the watermark moves up past the older half of them, and the gaps below it count as seen, but
+ * never up to a number the caller still holds undelivered. A message that old arriving for the first time would
+ * be taken for a duplicate; messages from one origin arrive in the order it sent them, so that takes a message
+ * overtaken by {@code maxAbove / 2} later ones of its origin.
  */
 final class SeenIds {
     private static final class PerOrigin {
@@ -37,13 +38,24 @@ final class SeenIds {
     }
 
     void add(MemberId origin, long seq) {
+        add(origin, seq, o -> Long.MAX_VALUE);
+    }
+
+    /**
+     * Records a delivery; {@code lowestUndelivered} gives, for an origin, the lowest number the caller holds and has
+     * not delivered yet (Long.MAX_VALUE if none), which the watermark must not reach. Asked only when the cap is hit.
+     */
+    void add(MemberId origin, long seq, java.util.function.ToLongFunction<MemberId> lowestUndelivered) {
         PerOrigin p = origins.computeIfAbsent(origin, o -> new PerOrigin());
         if (seq <= p.upTo) {
             return;
         }
         p.above.add(seq);
         if (p.above.size() > maxAbove) {
-            p.upTo = p.above.pollFirst();
+            long limit = lowestUndelivered.applyAsLong(origin) - 1;
+            for (int drop = (maxAbove + 1) / 2; drop > 0 && !p.above.isEmpty() && p.above.first() <= limit; drop--) {
+                p.upTo = p.above.pollFirst();
+            }
         }
         while (!p.above.isEmpty() && p.above.first() == p.upTo + 1) {
             p.upTo = p.above.pollFirst();

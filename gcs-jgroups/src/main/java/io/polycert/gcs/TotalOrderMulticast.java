@@ -18,9 +18,10 @@ import java.util.TreeSet;
 
 /**
  * Skeen's total-order multicast to a subset of the members. Each destination proposes a timestamp from its
- * logical clock; the final timestamp is the largest proposal; a destination delivers the message with the
- * smallest timestamp once that timestamp is final (ties broken by origin and sequence number), since no message
- * still pending or yet to come can get a smaller one. Two variants, as in Ruivo's thesis:
+ * logical clock; the final timestamp is the largest proposal; a destination delivers a message once its timestamp
+ * is final and every message before it here is delivered (ties broken by origin and sequence number), since no
+ * message still pending or yet to come can get a smaller one; with conflict keys, every message before it that it
+ * conflicts with (below). Two variants, as in Ruivo's thesis:
  * <ul>
  *   <li>{@link Variant#COORDINATED} (TOM-3): destinations send their proposal to the origin, which sends the
  *       final timestamp: three communication steps, 3n messages;</li>
@@ -153,6 +154,8 @@ final class TotalOrderMulticast {
      * later pass; every pass delivers the final messages at the head, as Skeen's rule does.
      */
     private static final int MAX_PASSED = 1024;
+    /** How many keys of undelivered messages one pass collects before it stops (see MAX_PASSED). */
+    private static final int MAX_BLOCKED_KEYS = 16_384;
 
     TotalOrderMulticast(GroupEngine engine, Variant variant) {
         this.engine = engine;
@@ -340,13 +343,16 @@ final class TotalOrderMulticast {
                 continue;
             }
             if (m.keys == null || ++passed > MAX_PASSED) {
-                break; // it conflicts with everything after it
+                break; // it conflicts with everything after it, or the pass has looked far enough
             }
             if (blocked == null) {
                 blocked = new HashSet<>();
             }
             for (long k : m.keys) {
                 blocked.add(k);
+            }
+            if (blocked.size() > MAX_BLOCKED_KEYS) {
+                break; // transactions with many keys: bound the work of a pass, as above
             }
         }
         if (ready == null) {
@@ -355,12 +361,23 @@ final class TotalOrderMulticast {
         long now = System.nanoTime();
         for (Message m : ready) {
             pending.remove(m.id);
-            delivered.add(m.id.origin, m.id.seq);
+            delivered.add(m.id.origin, m.id.seq, this::lowestPending);
             recentFinals.put(m.id, m.ts);
             engine.countDelivery(m.payload.length);
             engine.countMulticastDelivery(now - m.finalAtNanos);
             engine.sink.multicast(m.id.origin, m.payload);
         }
+    }
+
+    /** The lowest sequence number of {@code origin}'s messages still pending here; Long.MAX_VALUE if none. */
+    private long lowestPending(MemberId origin) {
+        long lowest = Long.MAX_VALUE;
+        for (Id id : pending.keySet()) {
+            if (id.origin.equals(origin)) {
+                lowest = Math.min(lowest, id.seq);
+            }
+        }
+        return lowest;
     }
 
     private static long[] normalized(long[] keys) {

@@ -144,6 +144,27 @@ class SimulatedMulticastTest {
         }
     }
 
+    /** A pass looks past at most 1,024 undelivered messages; what lies beyond goes on a later pass, never lost. */
+    @Test
+    void aMessageBeyondWhatAPassLooksAtIsDeliveredLater() {
+        SimNetwork net = founded(7, 3, TotalOrderMulticast.Variant.COORDINATED);
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.nodes.get(2);
+        c.held = true;
+        for (int i = 0; i < 1100; i++) {
+            net.multicast(a, List.of(b, c), new long[] {i}, "m" + i);
+        }
+        net.runUntilQuiet();
+        net.multicast(b, List.of(a, b), new long[] {-1}, "late");
+        net.runUntilQuiet();
+        assertEquals(List.of(), b.sink.multicast, "behind more undecided messages than a pass looks at");
+        c.held = false;
+        net.runUntilQuiet();
+        assertEquals(1101, b.sink.multicast.size());
+        assertTrue(b.sink.multicast.contains("late"));
+    }
+
     @Test
     void waitingIsMeasured() {
         SimNetwork net = m2AfterUndecidedM1(TotalOrderMulticast.Variant.COORDINATED, new long[] {1});
