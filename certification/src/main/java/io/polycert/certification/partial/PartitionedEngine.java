@@ -43,8 +43,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Total-order commit.</b> The originator multicasts the transaction (writes, and the versions it read
  * that must still hold) in total order to the owners of its keys; no other member takes part. Each owner queues
- * the transaction behind earlier ones on the same keys (in delivery order, which all owners share, so no deadlock
- * is possible), validates the keys it owns once first in every queue (on delivery when it has nothing to
+ * the transaction behind earlier ones on the same keys (in delivery order, which all owners share for transactions
+ * with a key in common, so no deadlock is possible; the multicast carries the keys' hashes as conflict keys), validates the keys it owns once first in every queue (on delivery when it has nothing to
  * validate, as under read committed and repeatable read), and sends its vote to the originator and the other
  * destinations. Owners of one key vote alike, so the
  * outcome is decided by one positive vote per key or by the first negative vote, by the originator and every
@@ -1397,8 +1397,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
         }
         if (invalidations != null) {
+            // The originator too: its commit returned once decided, maybe before this member applied it, and a
+            // read it sent since may have cached the value from before its own write (it evicts only at return).
             invalidations.forEach((m, keys) -> {
-                if (!m.equals(self) && !m.equals(r.id.origin)) {
+                if (!m.equals(self)) {
                     send(m, new Message.Invalidate(keys));
                 }
             });

@@ -34,6 +34,25 @@ public final class RecordingGroup implements GroupMember {
         this.view = new View(1, members, true);
     }
 
+    /**
+     * Attaches {@code engine} to this group and hands it placement 1 over {@code self} and the others, as the
+     * rebalance and every other member's "done" would; returns the engine, ready.
+     */
+    public PartitionedEngine place(PartitionedEngine engine) {
+        engine.attach(this);
+        List<MemberId> members = view.members();
+        engine.deliverMulticast(members.get(members.size() - 1), Message.encode(new Message.Rebalance(1, members)));
+        for (MemberId m : members) {
+            if (!m.equals(self)) {
+                engine.deliverDirect(m, Message.encode(new Message.Done(1, 0)));
+            }
+        }
+        if (!engine.isReady()) {
+            throw new IllegalStateException(self + " is not ready after placement 1 over " + members);
+        }
+        return engine;
+    }
+
     @Override
     public MemberId self() {
         return self;
