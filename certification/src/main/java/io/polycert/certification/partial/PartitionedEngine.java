@@ -665,6 +665,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 group.multicast(destinations, conflictKeys(owners.keySet()), payload);
             }
             awaitOutcome(pending);
+        } catch (TransactionAbortedException e) {
+            if (e.abortCause() == AbortCause.CONFLICT) {
+                // A version it read no longer held: if it came from the near cache, the next attempt must not
+                // read it there again (an invalidation may still be on its way, or lost with a connection).
+                checks.keySet().forEach(nearCache::invalidate);
+            }
+            throw e;
         } catch (IllegalArgumentException e) {
             throw abort(AbortCause.TOPOLOGY_CHANGED, "an owner left the group: " + e.getMessage());
         } catch (NotInMajorityException e) {

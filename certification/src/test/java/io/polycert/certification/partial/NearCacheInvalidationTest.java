@@ -9,10 +9,11 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * An originator's commit returns once decided, and an owner applies it up to a message delay later. If the
- * originator reads a key it just wrote from an owner that has not applied the write yet, it caches the old value;
- * the owner must then tell it, like any other member that cached the key, when the write lands. Driven by hand on
- * owner B of [A, B, C] at degree 2, for a key A does not own.
+ * The near cache at a member that does not own a key. An originator's commit returns once decided, and an owner
+ * applies it up to a message delay later: if the originator reads a key it just wrote from an owner that has not
+ * applied the write yet, it caches the old value, and the owner must tell it, like any other member that cached
+ * the key, when the write lands. And a transaction refused for a conflict evicts what it read, so that its retry
+ * does not read a stale copy again. Driven by hand on [A, B, C] at degree 2, for a key B and C own.
  */
 class NearCacheInvalidationTest {
     private static final MemberId A = new MemberId(1, 1, "A");
@@ -55,5 +56,53 @@ class NearCacheInvalidationTest {
         engine.deliverDirect(C, Message.encode(new Message.Vote(A, 1, null)));
         assertArrayEquals(new byte[] {7}, engine.ownedValue(k.bytes));
         assertEquals(List.of(k), invalidatedAt(A), "A cached the value before its write: it must drop it");
+    }
+
+    @Test
+    void aConflictEvictsWhatTheTransactionReadSoTheRetryFetchesItAgain() throws Exception {
+        ByteKey k = keyOfBAndC();
+        RecordingGroup origin = new RecordingGroup(A, B, C);
+        PartitionedEngine a = origin.place(PartitionedEngine.builder().identity(A).build());
+        try {
+            // Owners answer reads at once, with version 3.
+            origin.onSend = (to, payload) -> {
+                if (Message.decode(payload) instanceof Message.Get get) {
+                    a.deliverDirect(to, Message.encode(new Message.Value(get.request(), true, 3, new byte[] {3})));
+                }
+            };
+            PartitionedEngine.Topology placement = a.awaitPlacement();
+            a.read(k, placement);
+            a.read(k, placement);
+            assertEquals(1, gets(origin), "the second read came from the near cache");
+            java.util.concurrent.CompletableFuture<Void> commit = java.util.concurrent.CompletableFuture.runAsync(
+                    () -> a.commit(placement, java.util.Map.of(k, new byte[] {4}), java.util.Map.of(k, 3L)));
+            Message.Transaction tx;
+            while ((tx = multicastTransaction(origin)) == null) {
+                Thread.sleep(1);
+            }
+            long seq = tx.seq();
+            a.deliverDirect(B, Message.encode(new Message.Vote(A, seq, io.polycert.core.AbortCause.CONFLICT)));
+            java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
+                    java.util.concurrent.ExecutionException.class, () -> commit.get(10, java.util.concurrent.TimeUnit.SECONDS));
+            assertEquals(io.polycert.core.AbortCause.CONFLICT,
+                    ((io.polycert.core.TransactionAbortedException) failed.getCause()).abortCause());
+            a.read(k, placement);
+            assertEquals(2, gets(origin), "after the conflict the read goes to an owner again");
+        } finally {
+            a.close();
+        }
+    }
+
+    private static Message.Transaction multicastTransaction(RecordingGroup g) {
+        synchronized (g) {
+            return g.multicasts.stream().map(Message::decode).filter(m -> m instanceof Message.Transaction)
+                    .map(m -> (Message.Transaction) m).findFirst().orElse(null);
+        }
+    }
+
+    private static long gets(RecordingGroup g) {
+        synchronized (g) {
+            return g.sent.stream().filter(e -> Message.decode(e.getValue()) instanceof Message.Get).count();
+        }
     }
 }
