@@ -531,7 +531,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return cached;
         }
         stats.remoteReads.increment();
+        View now = group.view();
         for (MemberId owner : owners) {
+            if (now != null && !now.contains(owner)) {
+                continue; // it left: asking would only wait out the read timeout
+            }
             long id = sequence.incrementAndGet();
             ReadRequest request = new ReadRequest(key, owner, true, new CompletableFuture<>());
             reads.put(id, request);
@@ -580,10 +584,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         send(from, new Message.Value(get.request(), true, v.version(), v.value()));
     }
 
-    private void onValue(Message.Value value) {
+    private void onValue(MemberId from, Message.Value value) {
         ReadRequest request = reads.get(value.request());
-        if (request == null) {
-            return; // timed out already
+        if (request == null || request.reply.isDone() || !from.equals(request.target)) {
+            return; // timed out, or failed when its owner left (its copy must not be cached now), or not the owner
         }
         if (!value.owned()) {
             request.reply.complete(value.version() == Versioned.UNAVAILABLE.version() ? Versioned.UNAVAILABLE : null);
@@ -1550,6 +1554,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
         Set<MemberId> alive = new HashSet<>(view.members());
+        boolean someoneLeft = !alive.containsAll(members);
         members = Set.copyOf(alive);
         earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
         if (protocol == CommitProtocol.TOTAL_ORDER) {
@@ -1563,6 +1568,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 decideOnOwnYes(r);
             }
             drain();
+        }
+        if (someoneLeft) {
+            // An owner that left will tell nobody of later changes to the keys it served, and the others do not
+            // know who cached them from it: drop every cached copy (view changes are rare) rather than keep
+            // reading them until this member's next rebalance.
+            nearCache.invalidateAll();
         }
         // Reads and commits waiting on members that left.
         for (ReadRequest request : reads.values()) {
@@ -2200,7 +2211,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (m instanceof Message.Get g) {
             onGet(origin, g);
         } else if (m instanceof Message.Value v) {
-            onValue(v);
+            onValue(origin, v);
         } else if (m instanceof Message.Vote v) {
             onVote(origin, v);
         } else if (m instanceof Message.VoteQuery q) {

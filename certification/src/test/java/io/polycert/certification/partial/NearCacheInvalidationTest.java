@@ -2,6 +2,7 @@ package io.polycert.certification.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.group.MemberId;
 import java.util.List;
@@ -58,38 +59,73 @@ class NearCacheInvalidationTest {
         assertEquals(List.of(k), invalidatedAt(A), "A cached the value before its write: it must drop it");
     }
 
+    /** Member A, which owns no key of B and C's; the owners answer its reads at once, with version 3. */
+    private static final class Reader implements AutoCloseable {
+        final RecordingGroup group = new RecordingGroup(A, B, C);
+        final PartitionedEngine engine = group.place(PartitionedEngine.builder().identity(A).build());
+        final PartitionedEngine.Topology placement = engine.awaitPlacement();
+        /** The owner each read went to, in order. */
+        final List<MemberId> askedOf = new java.util.concurrent.CopyOnWriteArrayList<>();
+
+        Reader() {
+            group.onSend = (to, payload) -> {
+                if (Message.decode(payload) instanceof Message.Get get) {
+                    askedOf.add(to);
+                    engine.deliverDirect(to, Message.encode(new Message.Value(get.request(), true, 3,
+                            new byte[] {3})));
+                }
+            };
+        }
+
+        /** Reads {@code k} twice: the second read comes from the near cache. */
+        void readTwice(ByteKey k) {
+            engine.read(k, placement);
+            engine.read(k, placement);
+            assertEquals(1, askedOf.size(), "the second read came from the near cache");
+        }
+
+        @Override
+        public void close() {
+            engine.close();
+        }
+    }
+
     @Test
     void aConflictEvictsWhatTheTransactionReadSoTheRetryFetchesItAgain() throws Exception {
         ByteKey k = keyOfBAndC();
-        RecordingGroup origin = new RecordingGroup(A, B, C);
-        PartitionedEngine a = origin.place(PartitionedEngine.builder().identity(A).build());
-        try {
-            // Owners answer reads at once, with version 3.
-            origin.onSend = (to, payload) -> {
-                if (Message.decode(payload) instanceof Message.Get get) {
-                    a.deliverDirect(to, Message.encode(new Message.Value(get.request(), true, 3, new byte[] {3})));
-                }
-            };
-            PartitionedEngine.Topology placement = a.awaitPlacement();
-            a.read(k, placement);
-            a.read(k, placement);
-            assertEquals(1, gets(origin), "the second read came from the near cache");
+        try (Reader a = new Reader()) {
+            a.readTwice(k);
             java.util.concurrent.CompletableFuture<Void> commit = java.util.concurrent.CompletableFuture.runAsync(
-                    () -> a.commit(placement, java.util.Map.of(k, new byte[] {4}), java.util.Map.of(k, 3L)));
+                    () -> a.engine.commit(a.placement, java.util.Map.of(k, new byte[] {4}), java.util.Map.of(k, 3L)));
             Message.Transaction tx;
-            while ((tx = multicastTransaction(origin)) == null) {
+            while ((tx = multicastTransaction(a.group)) == null) {
                 Thread.sleep(1);
             }
-            long seq = tx.seq();
-            a.deliverDirect(B, Message.encode(new Message.Vote(A, seq, io.polycert.core.AbortCause.CONFLICT)));
+            a.engine.deliverDirect(B, Message.encode(new Message.Vote(A, tx.seq(),
+                    io.polycert.core.AbortCause.CONFLICT)));
             java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
-                    java.util.concurrent.ExecutionException.class, () -> commit.get(10, java.util.concurrent.TimeUnit.SECONDS));
+                    java.util.concurrent.ExecutionException.class,
+                    () -> commit.get(10, java.util.concurrent.TimeUnit.SECONDS));
             assertEquals(io.polycert.core.AbortCause.CONFLICT,
                     ((io.polycert.core.TransactionAbortedException) failed.getCause()).abortCause());
-            a.read(k, placement);
-            assertEquals(2, gets(origin), "after the conflict the read goes to an owner again");
-        } finally {
-            a.close();
+            a.engine.read(k, a.placement);
+            assertEquals(2, a.askedOf.size(), "after the conflict the read goes to an owner again");
+        }
+    }
+
+    @Test
+    void whenTheOwnerACopyCameFromLeavesTheCopyIsDroppedAndReadsGoToTheOthers() {
+        ByteKey k = keyOfBAndC();
+        try (Reader a = new Reader()) {
+            a.readTwice(k);
+            MemberId served = a.askedOf.get(0);
+            io.polycert.core.group.View without = new io.polycert.core.group.View(2,
+                    java.util.stream.Stream.of(A, B, C).filter(m -> !m.equals(served)).toList(), true);
+            a.group.install(without);
+            a.engine.viewInstalled(without, -1);
+            a.engine.read(k, a.placement);
+            assertEquals(2, a.askedOf.size(), "the copy from the member that left was dropped");
+            assertTrue(!a.askedOf.get(1).equals(served), "and the read went to the owner still in the view");
         }
     }
 
@@ -100,9 +136,4 @@ class NearCacheInvalidationTest {
         }
     }
 
-    private static long gets(RecordingGroup g) {
-        synchronized (g) {
-            return g.sent.stream().filter(e -> Message.decode(e.getValue()) instanceof Message.Get).count();
-        }
-    }
 }
