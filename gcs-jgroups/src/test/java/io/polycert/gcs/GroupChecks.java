@@ -129,9 +129,10 @@ final class GroupChecks {
         Map<String, Set<String>> after = new HashMap<>();
         for (SimNetwork.Node n : correct) {
             List<String> seq = n.sink.multicast;
+            Map<String, long[]> keys = net.history.multicastKeys;
             for (int i = 0; i < seq.size(); i++) {
                 for (int j = i + 1; j < seq.size(); j++) {
-                    if (conflict(net.history.multicastKeys.get(seq.get(i)), net.history.multicastKeys.get(seq.get(j)))) {
+                    if (conflict(keys.get(seq.get(i)), keys.get(seq.get(j)))) {
                         after.computeIfAbsent(seq.get(i), k -> new HashSet<>()).add(seq.get(j));
                     }
                 }

@@ -44,13 +44,13 @@ import org.slf4j.LoggerFactory;
  * <p><b>Total-order commit.</b> The originator multicasts the transaction (writes, and the versions it read
  * that must still hold) in total order to the owners of its keys; no other member takes part. Each owner queues
  * the transaction behind earlier ones on the same keys (in delivery order, which all owners share for transactions
- * with a key in common, so no deadlock is possible; the multicast carries the keys' hashes as conflict keys), validates the keys it owns once first in every queue (on delivery when it has nothing to
- * validate, as under read committed and repeatable read), and sends its vote to the originator and the other
- * destinations. Owners of one key vote alike, so the
- * outcome is decided by one positive vote per key or by the first negative vote, by the originator and every
- * destination on their own: no outcome message, so an originator crash cannot leave keys locked. A member's own
- * yes covers a key only once no other owner of it in its view can still vote (see {@link #covers}): a member
- * excluded without noticing must hear the others before it applies or acknowledges.
+ * with a key in common, so no deadlock is possible; the multicast carries the keys' hashes as conflict keys),
+ * validates the keys it owns once first in every queue (on delivery when it has nothing to validate, as under read
+ * committed and repeatable read), and sends its vote to the originator and the other destinations. Owners of one
+ * key vote alike, so the outcome is decided by one positive vote per key or by the first negative vote, by the
+ * originator and every destination on their own: no outcome message, so an originator crash cannot leave keys
+ * locked. A member's own yes covers a key only once no other owner of it in its view can still vote (see
+ * {@link #covers}): a member excluded without noticing must hear the others before it applies or acknowledges.
  *
  * <p><b>Placement changes.</b> On every view change the coordinator multicasts a rebalance to all members. Each
  * member processes it after every transaction delivered before it has finished and before any delivered after
@@ -561,7 +561,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 reads.remove(id);
             }
         }
-        throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, "no owner of a key answered: " + owners);
+        throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, "no owner of a key answered (owners "
+                + owners + ", view " + (now == null ? "none" : now.members()) + ")");
     }
 
     private synchronized void onGet(MemberId from, Message.Get get) {
