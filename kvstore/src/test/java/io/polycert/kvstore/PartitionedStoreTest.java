@@ -323,6 +323,29 @@ class PartitionedStoreTest {
         membershipChangesUnderLoad(protocol, true);
     }
 
+    /**
+     * Waits up to 60 s for the workers. A worker still busy after 10 s is most likely stuck in a commit waiting
+     * for its outcome (30 s at most): each member's protocol state is printed then, while it still shows why.
+     */
+    private void awaitWorkers(List<Future<?>> workers) throws Exception {
+        long start = System.nanoTime();
+        boolean printed = false;
+        for (Future<?> f : workers) {
+            while (!f.isDone()) {
+                long waited = System.nanoTime() - start;
+                if (!printed && waited > TimeUnit.SECONDS.toNanos(10)) {
+                    printed = true;
+                    cluster.members.forEach(m -> System.out.println("stuck worker; " + m.describeState()));
+                }
+                if (waited > TimeUnit.SECONDS.toNanos(60)) {
+                    break; // get below reports it
+                }
+                Thread.sleep(100);
+            }
+            f.get(1, TimeUnit.SECONDS);
+        }
+    }
+
     private void membershipChangesUnderLoad(CommitProtocol protocol, boolean isolateInsteadOfCrash)
             throws Exception {
         cluster = PartitionedCluster.of(ConsistencyLevel.SERIALIZABLE, protocol).start(4);
@@ -353,9 +376,7 @@ class PartitionedStoreTest {
         }
         Thread.sleep(1_000);
         stop.set(true);
-        for (Future<?> f : workers) {
-            f.get(60, TimeUnit.SECONDS);
-        }
+        awaitWorkers(workers);
         cluster.awaitSettled();
         cluster.awaitValues("bank", balances(accounts, expectedDelta), 2);
         long total = 0;

@@ -738,11 +738,32 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 return;
             }
             throw new OutcomeUnknownException("no outcome within " + outcomeTimeout + " (transaction " + pending.seq
-                    + " may have committed)");
+                    + " may have committed); " + waitingFor(pending));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new OutcomeUnknownException("interrupted while waiting for the outcome");
         }
+    }
+
+    /** What an originated transaction still waits for, for the message of an outcome that did not come. */
+    private synchronized String waitingFor(Pending p) {
+        StringBuilder sb = new StringBuilder("waiting for a yes on ").append(p.uncovered.size()).append(" of ")
+                .append(p.owners.size()).append(" keys");
+        p.uncovered.stream().limit(3).forEach(k -> sb.append(", ").append(k).append(" owned by ")
+                .append(p.owners.get(k)));
+        sb.append("; yes from ").append(p.yesVoters).append(", own refusal ").append(p.ownRefusal)
+                .append("; placement ").append(p.epoch).append(", delivered placement ").append(deliveredEpoch)
+                .append(", view ").append(members);
+        Remote here = remotes.get(new TxId(self, p.seq));
+        if (here != null) {
+            sb.append("; here waiting on ").append(here.waiting).append(" keys, voted ").append(here.voted)
+                    .append(", decided ").append(here.decided).append(", keys not yet covered here ")
+                    .append(here.uncovered.size());
+        } else if (p.destinations.contains(self)) {
+            sb.append("; not held here (").append(decided.containsKey(new TxId(self, p.seq)) ? "decided"
+                    : inDoubt.containsKey(new TxId(self, p.seq)) ? "in doubt" : "not delivered").append(')');
+        }
+        return sb.toString();
     }
 
     TransactionAbortedException abort(AbortCause cause, String message) {
@@ -2391,6 +2412,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     .append(" voted=").append(r.voted)
                     .append(" decided=").append(r.decided).append(" uncovered=").append(r.uncovered.size())
                     .append(" acquired=").append(r.acquired).append('\n');
+        }
+        for (Pending p : originated.values()) {
+            if (!p.outcome.isDone()) {
+                sb.append("  originated ").append(p.seq).append(": ").append(waitingFor(p)).append('\n');
+            }
         }
         return sb.toString();
     }
