@@ -86,6 +86,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
         /** This member's own refusal, held back until it stands or is contradicted (see settleOwnRefusal). */
         AbortCause ownRefusal;
+        /** When the refusal was held (System.nanoTime), to ask the silent owners after a while. */
+        long ownRefusalAtNanos;
+        /** Other owners that said they never voted on it and never will (see onNoVote). */
+        final Set<MemberId> noVoters = new HashSet<>(2);
         /** The other members that voted yes. */
         final Set<MemberId> yesVoters = new HashSet<>(4);
 
@@ -805,6 +809,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 rollback2pc(p);
             } else if (voter.equals(self)) {
                 p.ownRefusal = vote.refusal();
+                p.ownRefusalAtNanos = System.nanoTime();
                 settleOwnRefusal(p, false);
                 return;
             }
@@ -856,11 +861,22 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here;
      * likewise if the others left after some of them said yes (which key the refusal was about is not known), and
      * if they left only later ({@code afterViewChange}): one that resolved the transaction without this member may
-     * have committed it and gone, its yes never heard here.
+     * have committed it and gone, its yes never heard here. Owners that stay silent are asked after a while
+     * ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so ({@link Message.NoVote}), and
+     * a key whose every other owner says so had no yes from anyone, so the refusal stands.
      */
     private void settleOwnRefusal(Pending p, boolean afterViewChange) {
         if (p.ownRefusal == null || p.outcome.isDone()) {
             return;
+        }
+        for (List<MemberId> keyOwners : p.owners.values()) {
+            if (keyOwners.contains(self) && keyOwners.size() > 1
+                    && keyOwners.stream().allMatch(o -> o.equals(self) || p.noVoters.contains(o))) {
+                // Every other owner of this key never voted and never will, and this member refused: nobody voted
+                // yes on the key, so no destination can have committed the transaction.
+                p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
+                return;
+            }
         }
         boolean stands = true;
         boolean contradicted = true;
@@ -1191,6 +1207,30 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 ask.forEach(m -> send(m, query));
             }
         }
+        // A held own refusal waits for the other owners of this member's keys; one that dropped the transaction
+        // unvoted (cut off, then past its placement) would never answer unasked, and the client would wait out
+        // the outcome timeout.
+        for (Pending p : originated.values()) {
+            if (p.ownRefusal == null || p.outcome.isDone() || now - p.ownRefusalAtNanos < olderThanNanos) {
+                continue;
+            }
+            Set<MemberId> ask = new LinkedHashSet<>();
+            for (List<MemberId> keyOwners : p.owners.values()) {
+                if (keyOwners.contains(self)) {
+                    for (MemberId owner : keyOwners) {
+                        if (!owner.equals(self) && inView.contains(owner) && !p.yesVoters.contains(owner)
+                                && !p.noVoters.contains(owner)) {
+                            ask.add(owner);
+                        }
+                    }
+                }
+            }
+            if (!ask.isEmpty()) {
+                stats.voteQueries.increment();
+                byte[] query = Message.encode(new Message.VoteQuery(self, p.seq, p.epoch));
+                ask.forEach(m -> send(m, query));
+            }
+        }
     }
 
     /**
@@ -1230,6 +1270,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      */
     private synchronized void onNoVote(MemberId from, Message.NoVote n) {
         TxId id = new TxId(n.origin(), n.seq());
+        if (n.origin().equals(self)) {
+            Pending p = originated.get(n.seq());
+            if (p != null && p.ownRefusal != null && p.destinations.contains(from)) {
+                // Nobody but this member can vote on the keys that owner shares with it: the refusal may stand.
+                p.noVoters.add(from);
+                settleOwnRefusal(p, false);
+            }
+        }
         Remote r = remotes.get(id);
         if (r == null && inDoubt.containsKey(id)) {
             resolveDoubt(inDoubt.get(id), from, null, true);

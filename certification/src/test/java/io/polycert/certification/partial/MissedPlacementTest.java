@@ -234,7 +234,7 @@ class MissedPlacementTest {
     @Test
     void anOwnRefusalWaitsForTheOtherOwner() throws Exception {
         long seqOfC = 0;
-        for (String answer : new String[] {"A refuses", "A accepts", "A leaves"}) {
+        for (String answer : new String[] {"A refuses", "A never voted", "A accepts", "A leaves"}) {
             Message.Transaction[] tx = new Message.Transaction[1];
             CompletableFuture<Throwable> own = ownCommitOf(ownedWithA, tx);
             // C's blind write of the key, ordered before B's transaction here: applied once A agrees.
@@ -250,6 +250,15 @@ class MissedPlacementTest {
                 case "A refuses" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(),
                         io.polycert.core.AbortCause.CONFLICT)));
                 case "A accepts" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(), null)));
+                case "A never voted" -> {
+                    // A dropped it unvoted (cut off, then past its placement) and says nothing unasked.
+                    int before2 = group.sent.size();
+                    engine.queryMissingVotes(0);
+                    assertTrue(group.sent.subList(before2, group.sent.size()).stream().anyMatch(e -> e.getKey()
+                            .equals(A) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
+                            && q.origin().equals(B) && q.seq() == tx[0].seq()), "B asks A for its vote");
+                    engine.deliverDirect(A, Message.encode(new Message.NoVote(B, tx[0].seq())));
+                }
                 default -> {
                     View withoutA = new View(2, List.of(B, C), true);
                     group.install(withoutA);
@@ -257,7 +266,7 @@ class MissedPlacementTest {
                 }
             }
             Throwable outcome = own.get(10, TimeUnit.SECONDS);
-            if (answer.equals("A refuses")) {
+            if (answer.equals("A refuses") || answer.equals("A never voted")) {
                 assertInstanceOf(io.polycert.core.TransactionAbortedException.class, outcome, answer + ": aborted");
             } else {
                 assertInstanceOf(OutcomeUnknownException.class, outcome, answer + ": B cannot know");
