@@ -328,21 +328,15 @@ class PartitionedStoreTest {
      * for its outcome (30 s at most): each member's protocol state is printed then, while it still shows why.
      */
     private void awaitWorkers(List<Future<?>> workers) throws Exception {
-        long start = System.nanoTime();
-        boolean printed = false;
+        long printAt = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (System.nanoTime() < printAt && !workers.stream().allMatch(Future::isDone)) {
+            Thread.sleep(100);
+        }
+        if (!workers.stream().allMatch(Future::isDone)) {
+            cluster.members.forEach(m -> System.out.println("stuck worker; " + m.describeState()));
+        }
         for (Future<?> f : workers) {
-            while (!f.isDone()) {
-                long waited = System.nanoTime() - start;
-                if (!printed && waited > TimeUnit.SECONDS.toNanos(10)) {
-                    printed = true;
-                    cluster.members.forEach(m -> System.out.println("stuck worker; " + m.describeState()));
-                }
-                if (waited > TimeUnit.SECONDS.toNanos(60)) {
-                    break; // get below reports it
-                }
-                Thread.sleep(100);
-            }
-            f.get(1, TimeUnit.SECONDS);
+            f.get(50, TimeUnit.SECONDS);
         }
     }
 

@@ -6,19 +6,22 @@ import java.util.Arrays;
 final class ByteKey implements Comparable<ByteKey> {
     final byte[] bytes;
     private final int hash;
+    /** Computed once: a key is placed on the ring, and a transaction's keys are also its conflict keys. */
+    private final long placementHash;
 
     ByteKey(byte[] bytes) {
         this.bytes = bytes;
         this.hash = Arrays.hashCode(bytes);
-    }
-
-    /** A well-mixed 64-bit hash of the bytes (FNV-1a then a finalizer), the same on every JVM. */
-    long placementHash() {
         long h = 0xcbf29ce484222325L;
         for (byte b : bytes) {
             h = (h ^ (b & 0xff)) * 0x100000001b3L;
         }
-        return HashRing.mix(h);
+        this.placementHash = HashRing.mix(h);
+    }
+
+    /** A well-mixed 64-bit hash of the bytes (FNV-1a then a finalizer), the same on every JVM. */
+    long placementHash() {
+        return placementHash;
     }
 
     @Override

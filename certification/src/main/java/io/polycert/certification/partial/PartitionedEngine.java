@@ -758,14 +758,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         sb.append("; yes from ").append(p.yesVoters).append(", own refusal ").append(p.ownRefusal)
                 .append("; placement ").append(p.epoch).append(", delivered placement ").append(deliveredEpoch)
                 .append(", view ").append(members);
-        Remote here = remotes.get(new TxId(self, p.seq));
+        TxId id = new TxId(self, p.seq);
+        Remote here = remotes.get(id);
         if (here != null) {
             sb.append("; here waiting on ").append(here.waiting).append(" keys, voted ").append(here.voted)
                     .append(", decided ").append(here.decided).append(", keys not yet covered here ")
                     .append(here.uncovered.size());
         } else if (p.destinations.contains(self)) {
-            sb.append("; not held here (").append(decided.containsKey(new TxId(self, p.seq)) ? "decided"
-                    : inDoubt.containsKey(new TxId(self, p.seq)) ? "in doubt" : "not delivered").append(')');
+            sb.append("; not held here (").append(decided.containsKey(id) ? "decided"
+                    : inDoubt.containsKey(id) ? "in doubt" : "not delivered").append(')');
         }
         return sb.toString();
     }
@@ -1201,11 +1202,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
             }
-            if (!ask.isEmpty()) {
-                stats.voteQueries.increment();
-                byte[] query = Message.encode(new Message.VoteQuery(r.id.origin, r.id.seq, r.tx.epoch()));
-                ask.forEach(m -> send(m, query));
-            }
+            sendVoteQuery(ask, r.id.origin, r.id.seq, r.tx.epoch());
         }
         // A held own refusal waits for the other owners of this member's keys; one that dropped the transaction
         // unvoted (cut off, then past its placement) would never answer unasked, and the client would wait out
@@ -1225,11 +1222,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
             }
-            if (!ask.isEmpty()) {
-                stats.voteQueries.increment();
-                byte[] query = Message.encode(new Message.VoteQuery(self, p.seq, p.epoch));
-                ask.forEach(m -> send(m, query));
-            }
+            sendVoteQuery(ask, self, p.seq, p.epoch);
+        }
+    }
+
+    private void sendVoteQuery(Set<MemberId> ask, MemberId origin, long seq, long epoch) {
+        if (!ask.isEmpty()) {
+            stats.voteQueries.increment();
+            byte[] query = Message.encode(new Message.VoteQuery(origin, seq, epoch));
+            ask.forEach(m -> send(m, query));
         }
     }
 
