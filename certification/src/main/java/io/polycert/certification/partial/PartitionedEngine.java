@@ -15,6 +15,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -270,8 +271,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final ScheduledExecutorService timer;
 
     // ---- guarded by this ----
-    /** Members that read a key from us and may cache it: told when it changes. */
-    private final Map<ByteKey, Set<MemberId>> requestors = new HashMap<>();
+    /**
+     * Members that read a key from us and may cache it: told when it changes. Oldest first, and capped at
+     * {@link #requestorLimit} keys: a key read but never written (an absent one, say) would otherwise stay here
+     * for ever; the oldest are dropped with an invalidation, so a cacher never keeps a copy nobody will update.
+     */
+    private final LinkedHashMap<ByteKey, Set<MemberId>> requestors = new LinkedHashMap<>();
+    private final int requestorLimit;
+    /** Whether reads ask owners to remember this member as a cacher (not when the near cache is off). */
+    private final boolean nearCaching;
     private final Map<TxId, Remote> remotes = new HashMap<>();
     private final Map<ByteKey, ArrayDeque<Remote>> queues = new HashMap<>();
     private final Map<ByteKey, Lock> locks = new HashMap<>();
@@ -377,6 +385,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.voteQueryInterval = b.voteQueryInterval;
         this.self = Objects.requireNonNull(b.identity, "identity: the member id the group will be joined with");
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
+        this.nearCaching = b.nearCacheSize > 0;
+        // Members' near caches are sized alike; four times one of them leaves room for several readers' keys.
+        this.requestorLimit = (int) Math.min(1 << 24, Math.max(1_024, 4 * b.nearCacheSize));
         this.timer = Executors.newSingleThreadScheduledExecutor(r -> {
             Thread t = new Thread(r, "polycert-partial-timer");
             t.setDaemon(true);
@@ -541,10 +552,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 continue; // it left: asking would only wait out the read timeout
             }
             long id = sequence.incrementAndGet();
-            ReadRequest request = new ReadRequest(key, owner, true, new CompletableFuture<>());
+            ReadRequest request = new ReadRequest(key, owner, nearCaching, new CompletableFuture<>());
             reads.put(id, request);
             try {
-                group.send(owner, Message.encode(new Message.Get(id, key, true)));
+                group.send(owner, Message.encode(new Message.Get(id, key, nearCaching)));
                 Versioned v = request.reply.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
                 if (v == Versioned.UNAVAILABLE) {
                     throw unavailable(key, owner + " holds no fresh copy: every owner it had left or was cut off");
@@ -587,6 +598,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             requestors.computeIfAbsent(get.key(), k -> new HashSet<>(4)).add(from);
         }
         send(from, new Message.Value(get.request(), true, v.version(), v.value()));
+        if (requestors.size() > requestorLimit) {
+            forgetOldestRequestors(); // after the reply, so the invalidation reaches the reader behind it
+        }
+    }
+
+    /** Drops the oldest quarter of {@link #requestors}, telling each cacher to evict those keys. */
+    private void forgetOldestRequestors() {
+        Map<MemberId, List<ByteKey>> invalidations = new HashMap<>();
+        int drop = requestors.size() - requestorLimit * 3 / 4;
+        for (Iterator<Map.Entry<ByteKey, Set<MemberId>>> it = requestors.entrySet().iterator();
+                it.hasNext() && drop > 0; drop--) {
+            Map.Entry<ByteKey, Set<MemberId>> e = it.next();
+            for (MemberId m : e.getValue()) {
+                invalidations.computeIfAbsent(m, x -> new ArrayList<>()).add(e.getKey());
+            }
+            it.remove();
+        }
+        invalidations.forEach((m, keys) -> send(m, new Message.Invalidate(keys)));
+    }
+
+    /** Keys some member may hold in its near cache, as far as this owner knows (for tests). */
+    synchronized int cachedElsewhere() {
+        return requestors.size();
     }
 
     private void onValue(MemberId from, Message.Value value) {

@@ -39,7 +39,7 @@ class NearCacheInvalidationTest {
         }
     }
 
-    private List<ByteKey> invalidatedAt(MemberId member) {
+    private static List<ByteKey> invalidatedAt(RecordingGroup group, MemberId member) {
         return group.sent.stream().filter(e -> e.getKey().equals(member))
                 .map(e -> Message.decode(e.getValue()))
                 .filter(m -> m instanceof Message.Invalidate)
@@ -53,10 +53,38 @@ class NearCacheInvalidationTest {
         engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1,
                 ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(k, new byte[] {7})), List.of())));
         engine.deliverDirect(A, Message.encode(new Message.Get(100, k, true)));
-        assertEquals(List.of(), invalidatedAt(A));
+        assertEquals(List.of(), invalidatedAt(group, A));
         engine.deliverDirect(C, Message.encode(new Message.Vote(A, 1, null)));
         assertArrayEquals(new byte[] {7}, engine.ownedValue(k.bytes));
-        assertEquals(List.of(k), invalidatedAt(A), "A cached the value before its write: it must drop it");
+        assertEquals(List.of(k), invalidatedAt(group, A), "A cached the value before its write: it must drop it");
+    }
+
+    @Test
+    void anOwnerRemembersABoundedNumberOfCachedKeysAndTellsTheCachersOfThoseItForgets() {
+        // Keys B owns that nobody writes (absent ones, here): read once each by A, they would be remembered for ever.
+        HashRing ring = new HashRing(List.of(B, A, C), 2, 64);
+        List<ByteKey> keys = new java.util.ArrayList<>();
+        for (int i = 0; keys.size() < 2_000; i++) {
+            ByteKey k = new ByteKey(("absent-" + i).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            if (ring.isOwner(B, k)) {
+                keys.add(k);
+            }
+        }
+        RecordingGroup g = new RecordingGroup(B, A, C);
+        // Near caches of 10 entries: the owner remembers at least 1,024 keys (four near caches, or that floor).
+        try (PartitionedEngine owner = g.place(PartitionedEngine.builder().identity(B).nearCacheSize(10).build())) {
+            for (int i = 0; i < keys.size(); i++) {
+                owner.deliverDirect(A, Message.encode(new Message.Get(i, keys.get(i), true)));
+            }
+            int remembered = owner.cachedElsewhere();
+            assertTrue(remembered >= 768 && remembered <= 1_024, "remembered " + remembered + " keys");
+            List<ByteKey> forgotten = invalidatedAt(g, A);
+            assertEquals(keys.size() - remembered, forgotten.size(), "each key forgotten is invalidated at A");
+            assertEquals(keys.subList(0, forgotten.size()), forgotten, "the oldest go first");
+            // A read that does not cache is not remembered at all.
+            owner.deliverDirect(C, Message.encode(new Message.Get(9_999, keyOfBAndC(), false)));
+            assertEquals(remembered, owner.cachedElsewhere());
+        }
     }
 
     /** Member A, which owns no key of B and C's; the owners answer its reads at once, with version 3. */
