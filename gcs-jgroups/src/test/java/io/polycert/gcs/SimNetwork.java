@@ -159,6 +159,19 @@ final class SimNetwork {
         at.views.add(new TransportView(++viewIds, members.get(0).id, ids));
     }
 
+    /** Takes what is in flight from {@code from} to {@code to} off the network, to {@link #release} it later. */
+    List<byte[]> intercept(Node from, Node to) {
+        ArrayDeque<byte[]> c = channel(from.index, to.index);
+        List<byte[]> taken = new ArrayList<>(c);
+        c.clear();
+        return taken;
+    }
+
+    /** Puts intercepted messages back in flight from {@code from} to {@code to}, whatever happened since. */
+    void release(Node from, Node to, List<byte[]> messages) {
+        channel(from.index, to.index).addAll(messages);
+    }
+
     List<Node> alive() {
         List<Node> out = new ArrayList<>();
         for (Node n : nodes) {
