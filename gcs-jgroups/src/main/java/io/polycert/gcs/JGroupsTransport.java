@@ -73,6 +73,10 @@ final class JGroupsTransport implements Transport, Receiver {
             return;
         }
         sent.increment();
+        if (to.equals(self)) {
+            toSelf(message);
+            return;
+        }
         try {
             channel.send(new BytesMessage(a, message));
         } catch (Exception e) {
@@ -84,9 +88,25 @@ final class JGroupsTransport implements Transport, Receiver {
     public void multicast(byte[] message) {
         sent.increment();
         try {
-            channel.send(new BytesMessage(null, message));
+            channel.send(new BytesMessage(null, message).setFlag(Message.TransientFlag.DONT_LOOPBACK));
         } catch (Exception e) {
             LOG.debug("multicast failed: {}", e.toString());
+            return;
+        }
+        toSelf(message);
+    }
+
+    /**
+     * A member's messages to itself skip the stack: JGroups would hand its loopback copy to a pool thread, a
+     * scheduling delay on every self-send and own multicast (the sequencer's batches, acknowledgements, Skeen's
+     * proposals). Safe because the engine sends one event at a time (its loop), so these arrive in sending order,
+     * and the transport promises no order between point-to-point and multicast messages anyway. The handler only
+     * queues the message for the engine's loop, so a send from inside the engine is not re-entered.
+     */
+    private void toSelf(byte[] message) {
+        Handler h = handler;
+        if (h != null) {
+            h.receive(self, message);
         }
     }
 
