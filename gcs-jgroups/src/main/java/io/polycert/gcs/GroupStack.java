@@ -159,7 +159,7 @@ public final class GroupStack {
         if (kind == Kind.XML) {
             JChannel channel = new JChannel(xml);
             try {
-                refuseBlockingLayers(channel, xml);
+                refuseUnsupportedLayers(channel, xml);
             } catch (IllegalArgumentException e) {
                 channel.close();
                 throw e;
@@ -243,7 +243,7 @@ public final class GroupStack {
      * process something (credits, buffer space) would then wait on threads that are themselves waiting: the
      * group stalls. PolyCert bounds what each member has in flight itself (maxOutstanding, maxOutstandingBytes).
      */
-    private static void refuseBlockingLayers(JChannel channel, String source) {
+    private static void refuseUnsupportedLayers(JChannel channel, String source) {
         for (Protocol p : channel.getProtocolStack().getProtocols()) {
             String name = p.getClass().getSimpleName();
             if (p instanceof org.jgroups.protocols.FlowControl || name.equals("NAKACK4") || name.equals("UNICAST4")) {
@@ -251,6 +251,13 @@ public final class GroupStack {
                         + " a send until other members catch up; PolyCert sends from JGroups' own threads and does its"
                         + " own flow control, so remove " + name + (name.endsWith("4") ? " (use NAKACK2 / UNICAST3)" : "")
                         + "; see polycert-tcp.xml for a template");
+            }
+            if (name.equals("SEQUENCER") || name.equals("SEQUENCER2")) {
+                // Besides being redundant (PolyCert orders messages itself), it ignores DONT_LOOPBACK, with which
+                // the transport sends its multicasts (it hands a member its own copy itself), so each would come twice.
+                throw new IllegalArgumentException("the JGroups stack " + source + " has " + name + "; PolyCert orders"
+                        + " messages itself and hands a member its own multicasts, so remove it; see polycert-tcp.xml"
+                        + " for a template");
             }
         }
     }

@@ -76,10 +76,10 @@ final class ReliableBroadcast {
         m.holders.add(engine.self);
         m.holders.add(from); // the origin or a relay: either holds what it sends
         if (first && view != null && !view.contains(from)) {
-            // A copy from outside the view: its sender left and the copy lost the race with the view change (JGroups
-            // hands both over on different threads), or it joined and its view has not reached us yet. Other members
-            // may never get a copy from it, and the view change's relays are behind us: relay it now, so that if a
-            // majority ends up holding it and delivers, every member of the view has it too.
+            // A copy from outside the view: its sender left, and the copy lost the race with the view change (JGroups
+            // hands both over on different threads). Other members may never get a copy from it, and the view
+            // change's relays are behind us: relay it now, so that if a majority ends up holding it and delivers,
+            // every member of the view has it too.
             engine.transport.multicast(message(id, payload));
         }
         check(id, m);

@@ -61,6 +61,9 @@ class SustainedLoadTest {
                 .builder("refused-" + UUID.randomUUID()).listener(new Counter())
                 .stack(GroupStack.fromXml("loopback-with-flow-control.xml")).join());
         assertTrue(e.getMessage().contains("MFC") || e.getMessage().contains("UFC"), e.getMessage());
+        e = assertThrows(IllegalArgumentException.class, () -> JGroupsGroup.builder("refused-" + UUID.randomUUID())
+                .listener(new Counter()).stack(GroupStack.fromXml("loopback-with-sequencer.xml")).join());
+        assertTrue(e.getMessage().contains("SEQUENCER"), e.getMessage());
     }
 
     private void run(GroupStack stack) throws Exception {
