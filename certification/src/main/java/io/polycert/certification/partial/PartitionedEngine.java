@@ -1256,6 +1256,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     }
                 }
             }
+            if (ask.isEmpty()) {
+                // Nobody is left to settle it: the other owners of its keys said yes, or left (one key's other
+                // owner crashed, another key's said yes). Those that said yes have decided since, most likely on
+                // this very refusal: asked again, one that aborted answers with a refusal, which settles it.
+                p.yesVoters.stream().filter(inView::contains).forEach(ask::add);
+            }
             sendVoteQuery(ask, self, p.seq, p.epoch);
         }
     }

@@ -276,6 +276,52 @@ class MissedPlacementTest {
     }
 
     /**
+     * B refuses its own transaction on a key it shares with A (overwritten, as above) while C, the other owner of its
+     * second key, votes yes; then A leaves. No owner is left to confirm or contradict the refusal, so nothing would
+     * settle it before the outcome timeout (PartitionedStoreTest's join-and-crash test, under load, 2026-11-26:
+     * "waiting for a yes on 1 of 2 keys ... owned by [M0, M3]; yes from [M4], own refusal CONFLICT", M3 gone).
+     * C has decided meanwhile, on B's refusal: asked again, it answers with a refusal, and B reports the abort.
+     */
+    @Test
+    void anOwnRefusalNoOwnerIsLeftToSettleIsSettledByAskingTheDestinationsThatSaidYes() throws Exception {
+        ByteKey ownedWithC = null;
+        for (int i = 0; ownedWithC == null; i++) {
+            ByteKey k = new ByteKey(new byte[] {'c', (byte) i});
+            if (RING.owners(k).containsAll(List.of(B, C))) {
+                ownedWithC = k;
+            }
+        }
+        ByteKey second = ownedWithC;
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = commitAsync(tx -> {
+            tx.get(ownedWithA.bytes);
+            tx.get(second.bytes);
+            tx.put(ownedWithA.bytes, new byte[] {7});
+            tx.put(second.bytes, new byte[] {7});
+        });
+        awaitOwnCommitSent(before + 1);
+        Message.Transaction tx = (Message.Transaction) Message.decode(group.multicasts.get(before));
+        // C's blind write of the key B shares with A, ordered first: B's check of it fails.
+        engine.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of())));
+        engine.deliverDirect(A, Message.encode(new Message.Vote(C, 1, null)));
+        engine.deliverMulticast(B, Message.encode(tx));
+        engine.deliverDirect(C, Message.encode(new Message.Vote(B, tx.seq(), null))); // C: yes on its key
+        View withoutA = new View(2, List.of(B, C), true);
+        group.install(withoutA);
+        engine.viewInstalled(withoutA, -1);
+        assertFalse(completesWithin(own, 200), "neither confirmed nor contradicted yet");
+        int sentBefore = group.sent.size();
+        engine.queryMissingVotes(0);
+        assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey().equals(C)
+                && Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.origin().equals(B)
+                && q.seq() == tx.seq()), "B asks C, which said yes, how it decided");
+        engine.deliverDirect(C, Message.encode(new Message.Vote(B, tx.seq(),
+                io.polycert.core.AbortCause.REPLICA_LEFT))); // C's answer: it decided abort
+        assertInstanceOf(io.polycert.core.TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS));
+    }
+
+    /**
      * The confirmation that waiting needs: B decides A's transaction aborted on A's own refusal before B votes
      * (here the refusal comes before the transaction), so B would never vote; it tells A its refusal instead.
      */
