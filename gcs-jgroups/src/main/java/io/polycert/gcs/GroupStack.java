@@ -242,6 +242,7 @@ public final class GroupStack {
      * PolyCert's engine sends from JGroups' receiver threads. Layers that make a send wait until other members
      * process something (credits, buffer space) would then wait on threads that are themselves waiting: the
      * group stalls. PolyCert bounds what each member has in flight itself (maxOutstanding, maxOutstandingBytes).
+     * Also refused: JGroups' own total order (SEQUENCER), see below.
      */
     private static void refuseUnsupportedLayers(JChannel channel, String source) {
         for (Protocol p : channel.getProtocolStack().getProtocols()) {
