@@ -5,6 +5,7 @@ import io.polycert.bench.report.ReportWriter;
 import io.polycert.bench.report.RunResult;
 import io.polycert.bench.workload.BankWorkload;
 import io.polycert.bench.workload.BenchCluster;
+import io.polycert.bench.workload.Contenders;
 import io.polycert.bench.workload.Runner;
 import java.io.PrintStream;
 import java.nio.file.Files;
@@ -83,9 +84,15 @@ public final class BankVsInfinispan {
                         .run();
                 for (RunResult r : results) {
                     long aborts = r.abortsConflict() + r.abortsFalsePositive() + r.abortsOther();
+                    long[] mix = new long[3];
+                    for (RunResult.Second s : r.timeline()) {
+                        mix[0] += s.nvc();
+                        mix[1] += s.bfc();
+                        mix[2] += s.vc();
+                    }
                     turns.computeIfAbsent(r.contender(), k -> new ArrayList<>()).add(new double[] {
                             r.committedPerSecond(), aborts / r.seconds(), r.p50Micros(), r.p90Micros(),
-                            r.p99Micros()});
+                            r.p99Micros(), mix[0], mix[1], mix[2]});
                 }
                 if (!peerFirst) {
                     peerTurn(peer, turns);
@@ -135,7 +142,14 @@ public final class BankVsInfinispan {
         StringBuilder sb = new StringBuilder();
         turns.forEach((contender, list) -> {
             if (list.size() > round) {
-                sb.append(String.format(Locale.ROOT, " %s %.0f/s", contender, list.get(round)[0]));
+                double[] t = list.get(round);
+                sb.append(String.format(Locale.ROOT, " %s %.0f/s", contender, t[0]));
+                if (t.length > 5 && Contenders.adaptive(contender)) {
+                    // what the oracle chose: an adaptive contender's throughput is read against it
+                    double all = Math.max(1, t[5] + t[6] + t[7]);
+                    sb.append(String.format(Locale.ROOT, " (NVC/BFC/VC %.0f/%.0f/%.0f%%)", 100 * t[5] / all,
+                            100 * t[6] / all, 100 * t[7] / all));
+                }
             }
         });
         return sb.toString();
