@@ -22,6 +22,8 @@ import java.util.function.LongSupplier;
  * (the paper's mean * (1 + sigma), with sigma read as relative to the mean so the rule is unit-free), and those
  * samples become the VC arm's first rewards. Per bucket rather than once, because a global bound learned on small
  * transactions saturates (reward 0 for every arm) on huge ones.
+ * A bucket learns its bound again when it proves wrong either way: every arm beyond it (rewards of 0 in a row), or
+ * every arm far below it (rewards above 0.9 in a row, typically a bound learned while the code was still cold).
  *
  * <p><b>Changing workloads</b>: a bucket's statistics fade with a half-life in time (default 60 s), so old
  * evidence weighs less and less whatever the transaction rate; and a lasting shift of an arm's recent rewards away
@@ -47,6 +49,18 @@ public final class UcbOracle implements ProtocolOracle {
      * fast transactions, or the workload grew), and the bandit can no longer tell them apart.
      */
     private static final int SATURATED_AFTER = 100;
+    /**
+     * The other way round: rewards of at least {@code LOOSE_REWARD} in a row, {@code LOOSE_AFTER} of them, mean the
+     * bound is ten times what the arms take, so their rewards differ in the third decimal and noise decides. It
+     * happens when the bootstrap ran on cold code: a replica's first transactions (class loading, JIT) took
+     * milliseconds where later ones take tens of microseconds (measured: bounds of 3.7 and 25.6 ms for commits of
+     * about 30 us, and whole rounds on a protocol 0.6x as fast as the best). Then maxLatency is learned again. If
+     * the new bound is not at least half as tight, an arm really is that much faster than VC: wait twice as long
+     * before trying again, so the bucket does not keep re-learning.
+     */
+    private static final double LOOSE_REWARD = 0.9;
+    private static final int LOOSE_AFTER = 1000;
+    private static final int LOOSE_AFTER_MAX = 1 << 24;
 
     private final UcbIndex index;
     private final boolean distributed;
@@ -171,6 +185,11 @@ public final class UcbOracle implements ProtocolOracle {
         final int[] recentCount = new int[ARMS];
         /** Consecutive rewards of 0 (latency at or beyond maxLatency), whatever the arm. */
         int zeroRun;
+        /** Consecutive rewards of at least LOOSE_REWARD, whatever the arm, and how many make the bound loose. */
+        int looseRun;
+        int looseAfter = LOOSE_AFTER;
+        /** The bound last found loose (NaN if none): the next bootstrap is compared with it. */
+        double looseBound = Double.NaN;
         /** Consecutive samples the recent average has spent beyond the shift threshold. */
         final int[] beyond = new int[ARMS];
         /** NaN while bootstrapping. */
@@ -195,6 +214,7 @@ public final class UcbOracle implements ProtocolOracle {
             Arrays.fill(recentCount, 0);
             Arrays.fill(beyond, 0);
             zeroRun = 0;
+            looseRun = 0;
             maxLatency = Double.NaN;
             bootstrapCount = 0;
             resetAt = now;
@@ -285,9 +305,16 @@ public final class UcbOracle implements ProtocolOracle {
             double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
             add(bucket, arm, reward);
             bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
+            bucket.looseRun = reward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
             if (bucket.zeroRun >= SATURATED_AFTER) {
                 bucket.resets++;
                 bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
+                return;
+            }
+            if (bucket.looseRun >= bucket.looseAfter) {
+                bucket.resets++;
+                bucket.looseBound = bucket.maxLatency;
+                bucket.clear(clock.getAsLong()); // every arm far below maxLatency: learn the bound again
                 return;
             }
             detectShift(bucket, arm, reward);
@@ -316,6 +343,11 @@ public final class UcbOracle implements ProtocolOracle {
         boolean settled = count >= bootstrapMin && sigma < 2 * mean;
         if (settled || count >= bootstrapMax) {
             bucket.maxLatency = Math.max(1, mean + sigma);
+            if (!Double.isNaN(bucket.looseBound)) {
+                bucket.looseAfter = bucket.maxLatency > bucket.looseBound / 2
+                        ? Math.min(LOOSE_AFTER_MAX, 2 * bucket.looseAfter) : LOOSE_AFTER;
+                bucket.looseBound = Double.NaN;
+            }
             for (int i = 0; i < count; i++) {
                 add(bucket, VC, reward(bucket.maxLatency, bucket.bootstrapSamples[i]));
             }

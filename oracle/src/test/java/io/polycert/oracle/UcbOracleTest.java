@@ -123,6 +123,35 @@ class UcbOracleTest {
     }
 
     @Test
+    void learnsMaxLatencyAgainWhenItWasLearnedOnColdCode() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
+        // The first transactions of a fresh JVM: milliseconds each (class loading, JIT), as measured in the bank.
+        new SimulatedBandit(7, 0.3, 3_000, 3_000, 3_000).play(oracle, 1, 100);
+        double cold = oracle.maxLatencyNanos(1);
+        assertTrue(cold > 2_000_000, "bound " + cold);
+        // Warm: tens of microseconds, BFC 30% behind NVC, VC further. Every reward is above 0.98 under the cold
+        // bound, so the arms cannot be told apart until the bound is learned again.
+        SimulatedBandit warm = new SimulatedBandit(8, 0.3, 28, 40, 43);
+        warm.play(oracle, 1, 5_000);
+        assertTrue(oracle.maxLatencyNanos(1) < 200_000, "bound learned again: " + oracle.maxLatencyNanos(1));
+        int resets = oracle.resets(1);
+        int nvc = warm.play(oracle, 1, 10_000);
+        assertTrue(nvc >= 9_500, "NVC chosen " + nvc + "/10000");
+        assertEquals(resets, oracle.resets(1), "a good bound is kept");
+    }
+
+    @Test
+    void aBoundThatStaysLooseIsLearnedAgainLessAndLessOften() {
+        UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
+        // VC's latencies really are twenty times NVC's: every re-learned bound is as loose as the first.
+        SimulatedBandit bandit = new SimulatedBandit(9, 0.1, 10, 400, 200);
+        bandit.play(oracle, 1, 200_000);
+        int resets = oracle.resets(1);
+        assertTrue(resets >= 2 && resets <= 10, "re-learned the bound " + resets + " times in 200,000 transactions");
+        assertTrue(bandit.play(oracle, 1, 10_000) >= 9_500, "and still chose NVC");
+    }
+
+    @Test
     void staysPutWhenNothingChanges() {
         UcbOracle oracle = UcbOracle.builder().build();
         SimulatedBandit bandit = new SimulatedBandit(3, 0.5, 150, 120, 240);
