@@ -23,7 +23,7 @@ import java.util.function.LongSupplier;
  * samples become the VC arm's first rewards. Per bucket rather than once, because a global bound learned on small
  * transactions saturates (reward 0 for every arm) on huge ones.
  * A bucket learns its bound again when it proves wrong either way: every arm beyond it (rewards of 0 in a row), or
- * every arm far below it (rewards above 0.9 in a row, typically a bound learned while the code was still cold).
+ * every arm far below it (a recent mean reward above 0.9 for long, typically a bound learned on cold code).
  *
  * <p><b>Changing workloads</b>: a bucket's statistics fade with a half-life in time (default 60 s), so old
  * evidence weighs less and less whatever the transaction rate; and a lasting shift of an arm's recent rewards away
@@ -50,11 +50,13 @@ public final class UcbOracle implements ProtocolOracle {
      */
     private static final int SATURATED_AFTER = 100;
     /**
-     * The other way round: rewards of at least {@code LOOSE_REWARD} in a row, {@code LOOSE_AFTER} of them, mean the
-     * bound is ten times what the arms take, so their rewards differ in the third decimal and noise decides. It
-     * happens when the bootstrap ran on cold code: a replica's first transactions (class loading, JIT) took
+     * The other way round: the bucket's recent mean reward (a moving average over about {@code 1/DRIFT_ALPHA}
+     * rewards, whatever the arm) at or above {@code LOOSE_REWARD} for {@code LOOSE_AFTER} rewards in a row means the
+     * bound is about ten times what the arms take, so their rewards differ in the third decimal and noise decides.
+     * It happens when the bootstrap ran on cold code: a replica's first transactions (class loading, JIT) took
      * milliseconds where later ones take tens of microseconds (measured: bounds of 3.7 and 25.6 ms for commits of
-     * about 30 us, and whole rounds on a protocol 0.6x as fast as the best). Then maxLatency is learned again. If
+     * about 30 us, and whole rounds on a protocol 0.6x as fast as the best). Then maxLatency is learned again. An
+     * average, not a run of high rewards: latency tails (one commit in ten at twice the median) break any run. If
      * the new bound is not at least half as tight, an arm really is that much faster than VC: wait twice as long
      * before trying again, so the bucket does not keep re-learning.
      */
@@ -185,7 +187,8 @@ public final class UcbOracle implements ProtocolOracle {
         final int[] recentCount = new int[ARMS];
         /** Consecutive rewards of 0 (latency at or beyond maxLatency), whatever the arm. */
         int zeroRun;
-        /** Consecutive rewards of at least LOOSE_REWARD, whatever the arm, and how many make the bound loose. */
+        /** Recent mean reward, whatever the arm; rewards in a row it has stayed at or above LOOSE_REWARD. */
+        double recentReward;
         int looseRun;
         int looseAfter = LOOSE_AFTER;
         /** The bound last found loose (NaN if none): the next bootstrap is compared with it. */
@@ -215,6 +218,7 @@ public final class UcbOracle implements ProtocolOracle {
             Arrays.fill(beyond, 0);
             zeroRun = 0;
             looseRun = 0;
+            recentReward = 0;
             maxLatency = Double.NaN;
             bootstrapCount = 0;
             resetAt = now;
@@ -305,7 +309,8 @@ public final class UcbOracle implements ProtocolOracle {
             double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
             add(bucket, arm, reward);
             bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
-            bucket.looseRun = reward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
+            bucket.recentReward += DRIFT_ALPHA * (reward - bucket.recentReward);
+            bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
             if (bucket.zeroRun >= SATURATED_AFTER) {
                 bucket.resets++;
                 bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
