@@ -144,7 +144,7 @@ class UcbOracleTest {
     void aColdBoundIsLearnedAgainEvenWhenWarmLatenciesHaveHeavyTails() {
         UcbOracle oracle = UcbOracle.builder().bootstrap(20, 100).build();
         new SimulatedBandit(10, 0.3, 700, 700, 700).play(oracle, 1, 100);
-        // Warm commits a tenth of the bound on average, with a tail (spread 0.8: one in ten above twice the median)
+        // Warm commits about a thirtieth of the bound, with a tail (spread 0.8: one in five above twice the median)
         // that keeps breaking any run of high rewards, as in the bank (p50 28 us, p99 about 250 us).
         SimulatedBandit warm = new SimulatedBandit(11, 0.8, 30, 45, 50);
         warm.play(oracle, 1, 20_000);
