@@ -144,6 +144,31 @@ class SimulatedMulticastTest {
         }
     }
 
+    /**
+     * A multicast the application sent while a destination was still in the group's view reaches the engine after
+     * the transport's view lost that destination, before the group has installed the new view. It used to be
+     * dropped there (logged only), leaving its originator without an outcome; now the survivors resolve it.
+     */
+    @Test
+    void aMulticastToADestinationThatJustLeftTheTransportsViewIsResolvedBySurvivors() {
+        for (TotalOrderMulticast.Variant variant : TotalOrderMulticast.Variant.values()) {
+            SimNetwork net = founded(11, 3, variant);
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node b = net.nodes.get(1);
+            SimNetwork.Node c = net.nodes.get(2);
+            net.crash(c);
+            a.view = a.views.poll(); // only A's transport has the new view; nothing of it is installed yet
+            a.engine.onView(a.view);
+            net.multicast(a, List.of(a, b, c), new long[] {1}, "m");
+            net.runUntilQuiet();
+            assertEquals(List.of("m"), a.sink.multicast, variant + ": the originator delivers it");
+            assertEquals(List.of("m"), b.sink.multicast, variant + ": so does the other survivor");
+            assertNoViolations(GroupChecks.totalOrderMulticast(net));
+            assertEquals(0, a.engine.tom.pendingCount(), variant + ": A has nothing pending");
+            assertEquals(0, b.engine.tom.pendingCount(), variant + ": B has nothing pending");
+        }
+    }
+
     /** A pass looks past at most 1,024 undelivered messages; what lies beyond goes on a later pass, never lost. */
     @Test
     void aMessageBeyondWhatAPassLooksAtIsDeliveredLater() {
