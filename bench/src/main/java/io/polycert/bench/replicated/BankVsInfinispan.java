@@ -146,9 +146,8 @@ public final class BankVsInfinispan {
                 sb.append(String.format(Locale.ROOT, " %s %.0f/s", contender, t[0]));
                 if (t.length > 5 && Contenders.adaptive(contender)) {
                     // what the oracle chose: an adaptive contender's throughput is read against it
-                    double all = Math.max(1, t[5] + t[6] + t[7]);
-                    sb.append(String.format(Locale.ROOT, " (NVC/BFC/VC %.0f/%.0f/%.0f%%)", 100 * t[5] / all,
-                            100 * t[6] / all, 100 * t[7] / all));
+                    sb.append(" (NVC/BFC/VC ").append(SwitchingBenchmark.mixText(new double[][] {{t[5], t[6], t[7]}}))
+                            .append(')');
                 }
             }
         });

@@ -341,7 +341,8 @@ public final class SwitchingBenchmark {
         return from == mix.length ? Double.POSITIVE_INFINITY : from;
     }
 
-    private static String mixText(double[][] mix) {
+    /** Commits by NVC / BFC / VC as percentages of all, summed over the bins; "-" when there are none. */
+    static String mixText(double[][] mix) {
         double[] sum = new double[3];
         double all = 0;
         for (double[] bin : mix) {
