@@ -99,8 +99,13 @@ public final class SwitchingBenchmark {
                             run.committedPerSecond(), mixText(run.mix()));
                     if (c.perReplica().get(0) instanceof UcbOracle ucb) {
                         out.println("      r0 " + ucb.describe(readSet));
-                    } else if (c.perReplica().get(0) instanceof CostModelOracle cost) {
-                        out.println("      r0 " + cost.describe(new TransactionProfile(readSet, 2, 16)));
+                    } else if (c.perReplica().get(0) instanceof CostModelOracle) {
+                        // Each replica decides on its own forecasts: print every replica's.
+                        for (int r = 0; r < c.perReplica().size(); r++) {
+                            if (c.perReplica().get(r) instanceof CostModelOracle cost) {
+                                out.println("      r" + r + " " + cost.describe(new TransactionProfile(readSet, 2, 16)));
+                            }
+                        }
                     }
                 }
                 results.addAll(normalize(phase, contenders));
