@@ -307,6 +307,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** The placement held before the one being installed (0 for none), and its members. */
     private long previousPlacement;
     private List<MemberId> previousMembers = List.of();
+    /**
+     * For each of {@link #previousMembers}, the epoch of the first primary view after that placement, up to the one
+     * being installed, without it (0 for none): sent with the "done", it orders the departures of a lost key's
+     * owners (see {@link LostRegion}).
+     */
+    private List<Long> previousLeft = List.of();
+    /**
+     * The primary views installed here newer than the placement last started, in order: the departures since that
+     * placement. Every member that stays in the group installs the same ones, each at its place in the order.
+     */
+    private final List<View> viewsSincePlacement = new ArrayList<>();
     /** The last placement whose rebalance completed here: the one this member's data is complete for. */
     private long completedPlacement;
     /** Keys a rebalance moves away from this member, dropped once it completes (until then they may be recovered). */
@@ -1664,6 +1675,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return; // attach() replays the view it finds
         }
         log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
+        if (view.primary()) {
+            if (topology == null && viewsSincePlacement.size() >= 64) {
+                viewsSincePlacement.remove(0); // no placement yet: no departure from one to record
+            }
+            viewsSincePlacement.add(view);
+        }
         Set<MemberId> alive = new HashSet<>(view.members());
         boolean someoneLeft = !alive.containsAll(members);
         members = Set.copyOf(alive);
@@ -1944,8 +1961,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
         previousPlacement = old == null ? 0 : old.epoch;
         previousMembers = old == null ? List.of() : old.ring.members();
+        previousLeft = departures(previousPlacement, previousMembers, r.epoch());
+        viewsSincePlacement.removeIf(v -> v.epoch() <= r.epoch());
         byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement, previousMembers,
-                lost.stream().map(LostRegion::toWire).toList()));
+                previousLeft, lost.stream().map(LostRegion::toWire).toList()));
         Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
@@ -1976,6 +1995,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (awaitingDone.isEmpty()) {
             completeRebalance();
         }
+    }
+
+    /**
+     * For each of {@code ring}, the epoch of the first primary view after placement {@code placement} and up to
+     * {@code upTo} it was not in (0 if none). Only views up to the epoch of the rebalance being started count, so the
+     * members that went through {@code placement} fresh send the same list: each installed those views (a rebalance
+     * is sent in its view), unless its group delivered the rebalance before the view itself. A departure missed so
+     * came after every one seen, and a member not seen leaving counts as leaving last ({@link LostRegion}), which it
+     * did; the members merge what the fresh ones send ({@link #noteDepartures}).
+     */
+    private List<Long> departures(long placement, List<MemberId> ring, long upTo) {
+        List<Long> when = new ArrayList<>(ring.size());
+        for (MemberId m : ring) {
+            long first = 0;
+            for (View v : viewsSincePlacement) {
+                if (v.epoch() > placement && v.epoch() <= upTo && !v.contains(m)) {
+                    first = v.epoch();
+                    break;
+                }
+            }
+            when.add(first);
+        }
+        return when;
     }
 
     private void completeRebalance() {
@@ -2138,8 +2180,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Whether this member's copy of the key goes out with its recovery (as {@link #recoverableCopies} picks). */
     private boolean recoverable(long placement, List<LostRegion> regions, ByteKey key) {
         for (LostRegion region : regions) {
-            if (region.placement == placement && region.recoverableBy(self) && region.covers(key)
-                    && region.ring.isOwner(self, key)) {
+            if (region.placement == placement && region.takesFrom(self, key)) {
                 return true;
             }
         }
@@ -2170,10 +2211,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Set<LostRegion> regions = new LinkedHashSet<>();
         Set<MemberId> holders = new HashSet<>();
         List<MemberId> newestMembers = List.of();
+        Map<MemberId, Long> left = new HashMap<>();
         if (selfFresh) {
             regions.addAll(lost);
             holders.add(self);
             newestMembers = previousMembers;
+            noteDepartures(left, previousMembers, previousLeft);
         }
         if (dones != null) {
             for (Map.Entry<MemberId, Message.Done> e : dones.entrySet()) {
@@ -2187,11 +2230,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 if (newestMembers.isEmpty()) {
                     newestMembers = e.getValue().previousMembers();
                 }
+                noteDepartures(left, e.getValue().previousMembers(), e.getValue().previousLeft());
             }
         }
         if (newest > 0 && !newestMembers.isEmpty()) {
             holders.retainAll(newestMembers);
-            LostRegion gone = new LostRegion(newest, new HashRing(newestMembers, degree, virtualNodes), holders);
+            LostRegion gone = LostRegion.found(newest, new HashRing(newestMembers, degree, virtualNodes), holders,
+                    left);
             if (!gone.isEmpty()) {
                 log.warn("{}: no member holds a fresh copy of the {}; they are refused until an owner is back", self,
                         gone);
@@ -2202,7 +2247,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return List.copyOf(regions);
     }
 
-    /** This member's copies of keys it owned in lost regions of the placement its data is complete for. */
+    /**
+     * Adds the departures a fresh member reported (see {@link #departures}). The fresh members report the same, but
+     * one may have missed a view (not installed yet, or excluded without noticing and back before any placement
+     * went on without it): the earliest departure reported counts, as the views are one sequence, the same for all.
+     */
+    private static void noteDepartures(Map<MemberId, Long> left, List<MemberId> members, List<Long> when) {
+        for (int i = 0; i < when.size() && i < members.size(); i++) {
+            if (when.get(i) != 0) {
+                left.merge(members.get(i), when.get(i), Math::min);
+            }
+        }
+    }
+
+    /**
+     * This member's copies of keys it owned in lost regions of the placement its data is complete for, and left
+     * last (see {@link LostRegion#takesFrom}): a copy no member would take would only be sent for nothing.
+     */
     private Map<ByteKey, Versioned> recoverableCopies(List<LostRegion> regions) {
         Map<ByteKey, Versioned> copies = null;
         for (LostRegion region : regions) {
@@ -2213,7 +2274,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 copies = new HashMap<>(); // even empty: that it holds none of them is news too
             }
             for (Map.Entry<ByteKey, Versioned> e : data.entrySet()) {
-                if (region.covers(e.getKey()) && region.ring.isOwner(self, e.getKey())) {
+                if (region.takesFrom(self, e.getKey())) {
                     copies.put(e.getKey(), e.getValue());
                 }
             }
@@ -2238,7 +2299,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /**
      * A member is back with its copies of keys lost since placement {@code r.placement()}: every member takes those
-     * it owns now, at this point of the order, and stops refusing the keys that member owned then.
+     * it owns now, at this point of the order, and stops refusing the keys that member owned then, of those it left
+     * last (another owner that stayed after it may have committed writes its copy lacks: see {@link LostRegion}).
      */
     private void recover(MemberId from, Message.Recover r) {
         List<LostRegion> regions = new ArrayList<>(lost);
@@ -2249,7 +2311,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             for (int k = 0; k < r.keys().size(); k++) {
                 ByteKey key = r.keys().get(k);
-                if (region.covers(key) && region.ring.isOwner(from, key) && topology.ring.isOwner(self, key)) {
+                if (region.takesFrom(from, key) && topology.ring.isOwner(self, key)) {
                     merge(key, new Versioned(r.values().get(k), r.versions()[k]));
                 }
             }

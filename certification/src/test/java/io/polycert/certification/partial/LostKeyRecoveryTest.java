@@ -8,6 +8,7 @@ import io.polycert.core.AbortCause;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import java.util.List;
+import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -23,6 +24,7 @@ class LostKeyRecoveryTest {
     private static final MemberId B = new MemberId(2, 2, "B");
     private static final MemberId C = new MemberId(3, 3, "C");
     private static final MemberId D = new MemberId(4, 4, "D");
+    private static final MemberId E = new MemberId(5, 5, "E");
     private static final List<MemberId> ALL = List.of(A, B, C, D);
 
     private PartitionedEngine engine = PartitionedEngine.builder().identity(B).build();
@@ -254,6 +256,147 @@ class LostKeyRecoveryTest {
     }
 
     /**
+     * Issue 8, beyond the tolerance. On [A, B, C, D, E], k's owners are A and B. A is cut off first; B, alone of k's
+     * owners in its view, commits transaction 1 of C (k = 2, read-modify-write of k = 1) on its own yes, and C, its
+     * originator, acknowledges it on that yes. B is then cut off too, before a rebalance moved k to a fresh owner:
+     * k is lost. A merges back first with its copy, k = 1, which lacks C's write. Before the fix, A's copy won the
+     * region and B's newer one was ignored when B came back: the acknowledged write was gone. B stayed in the group
+     * after A left, so only B can bring k back: k is refused until it does. Driven by hand on A, B and C; D and E went
+     * through everything C did, so their "done" messages are C's.
+     */
+    @Test
+    void anOwnerThatLeftBeforeTheOtherDoesNotBringTheKeyBackAlone() {
+        List<MemberId> all = List.of(A, B, C, D, E);
+        HashRing first = new HashRing(all, 2, 64);
+        HashRing withoutAAndB = new HashRing(List.of(C, D, E), 2, 64);
+        HashRing withoutB = new HashRing(List.of(A, C, D, E), 2, 64);
+        ByteKey k = keyWhere(key -> first.owners(key).containsAll(List.of(A, B)) && withoutAAndB.isOwner(C, key)
+                && withoutB.isOwner(C, key));
+        RecordingGroup ga = new RecordingGroup(A, B, C, D, E);
+        RecordingGroup gb = new RecordingGroup(B, A, C, D, E);
+        RecordingGroup gc = new RecordingGroup(C, A, B, D, E);
+        PartitionedEngine a = PartitionedEngine.builder().identity(A).build();
+        PartitionedEngine b = PartitionedEngine.builder().identity(B).build();
+        PartitionedEngine c = PartitionedEngine.builder().identity(C).build();
+        try {
+            place(a, ga, all);
+            place(b, gb, all);
+            place(c, gc, all);
+            // Transaction 1 of D writes k = 1; A and B vote yes and hear each other.
+            byte[] t1 = Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                    List.of(new Message.Write(k, new byte[] {1})), List.of()));
+            a.deliverMulticast(D, t1);
+            b.deliverMulticast(D, t1);
+            a.deliverDirect(B, Message.encode(new Message.Vote(D, 1, null)));
+            b.deliverDirect(A, Message.encode(new Message.Vote(D, 1, null)));
+            assertArrayEquals(new byte[] {1}, a.ownedValue(k.bytes));
+
+            cutOff(a, ga, 2);
+            installed(new View(2, List.of(B, C, D, E), true), gb, b, gc, c);
+            // C multicast its transaction before A was excluded; B delivers it in view 2, before any rebalance.
+            b.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                    List.of(new Message.Write(k, new byte[] {2})), List.of(new Message.Check(k, 1)))));
+            assertArrayEquals(new byte[] {2}, b.ownedValue(k.bytes), "B's own yes covers k: A is not in its view");
+            assertTrue(gb.sent.stream().anyMatch(e -> e.getKey().equals(C)
+                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.seq() == 1 && v.positive()),
+                    "C hears B's yes, which covers k there: acknowledged");
+
+            cutOff(b, gb, 3);
+            c.deliverMulticast(C, Message.encode(new Message.Rebalance(2, List.of(B, C, D, E))));
+            doneLikeC(c, gc, 2, D, E);
+            installed(new View(3, List.of(C, D, E), true), gc, c); // B's done will not come: rebalance 2 completes
+            c.deliverMulticast(C, Message.encode(new Message.Rebalance(3, List.of(C, D, E))));
+            doneLikeC(c, gc, 3, D, E);
+            assertRefused(c, k, "both owners are gone");
+
+            // A merges back first.
+            assertArrayEquals(new byte[] {1}, a.ownedValue(k.bytes), "A's copy lacks C's transaction");
+            installed(new View(4, List.of(A, C, D, E), true), ga, a, gc, c);
+            byte[] rebalance4 = Message.encode(new Message.Rebalance(4, List.of(A, C, D, E)));
+            a.deliverMulticast(C, rebalance4);
+            c.deliverMulticast(C, rebalance4);
+            c.deliverDirect(A, doneSent(ga, C, 4));
+            doneLikeC(c, gc, 4, D, E);
+            for (MemberId m : List.of(C, D, E)) {
+                a.deliverDirect(m, doneSent(gc, A, 4));
+            }
+            List<Message.Recover> fromA = recoveries(ga);
+            assertEquals(1, fromA.size(), "A is back with its copies of lost keys");
+            a.deliverMulticast(A, Message.encode(fromA.get(0)));
+            c.deliverMulticast(A, Message.encode(fromA.get(0)));
+            assertRefused(c, k, "B stayed in the group after A left: A's copy may lack B's commits, so k waits for B");
+
+            // B merges back.
+            installed(new View(5, all, true), ga, a, gb, b, gc, c);
+            byte[] rebalance5 = Message.encode(new Message.Rebalance(5, all));
+            for (PartitionedEngine e : List.of(a, b, c)) {
+                e.deliverMulticast(C, rebalance5);
+            }
+            b.deliverDirect(A, doneSent(ga, B, 5));
+            c.deliverDirect(A, doneSent(ga, C, 5));
+            a.deliverDirect(B, doneSent(gb, A, 5));
+            c.deliverDirect(B, doneSent(gb, C, 5));
+            for (MemberId m : List.of(C, D, E)) {
+                a.deliverDirect(m, doneSent(gc, A, 5));
+                b.deliverDirect(m, doneSent(gc, B, 5));
+            }
+            doneLikeC(c, gc, 5, D, E);
+            List<Message.Recover> fromB = recoveries(gb);
+            assertEquals(1, fromB.size(), "B brings its copies of the keys it left last");
+            for (PartitionedEngine e : List.of(a, b, c)) {
+                e.deliverMulticast(B, Message.encode(fromB.get(0)));
+            }
+            assertArrayEquals(new byte[] {2}, a.begin(true).get(k.bytes), "C's acknowledged write is back");
+        } finally {
+            a.close();
+            b.close();
+            c.close();
+        }
+    }
+
+    private static void assertRefused(PartitionedEngine e, ByteKey k, String why) {
+        byte[] served;
+        try {
+            served = e.begin(true).get(k.bytes);
+        } catch (KeyUnavailableException expected) {
+            return;
+        }
+        throw new AssertionError(why + "; but " + e.self() + " serves " + java.util.Arrays.toString(served));
+    }
+
+    /** Cuts the member off: a minority view of its own. */
+    private static void cutOff(PartitionedEngine e, RecordingGroup group, long epoch) {
+        View minority = new View(epoch, List.of(group.self()), false);
+        group.install(minority);
+        e.blocked(minority);
+    }
+
+    /** Installs the primary view {@code v} at each (group, engine) pair given. */
+    private static void installed(View v, Object... groupsAndEngines) {
+        for (int i = 0; i < groupsAndEngines.length; i += 2) {
+            ((RecordingGroup) groupsAndEngines[i]).install(v);
+            ((PartitionedEngine) groupsAndEngines[i + 1]).viewInstalled(v, -1);
+        }
+    }
+
+    /** Delivers to C, as the "done" of each of {@code senders}, what C sent for {@code epoch}. */
+    private static void doneLikeC(PartitionedEngine c, RecordingGroup gc, long epoch, MemberId... senders) {
+        for (MemberId m : senders) {
+            c.deliverDirect(m, doneSent(gc, m, epoch));
+        }
+    }
+
+    /** The "done" for {@code epoch} that the group's member sent to {@code to}. */
+    private static byte[] doneSent(RecordingGroup from, MemberId to, long epoch) {
+        synchronized (from) {
+            return from.sent.stream().filter(e -> e.getKey().equals(to)
+                    && Message.decode(e.getValue()) instanceof Message.Done d && d.epoch() == epoch)
+                    .map(java.util.Map.Entry::getValue).findFirst()
+                    .orElseThrow(() -> new AssertionError(from.self() + " sent no done for " + epoch + " to " + to));
+        }
+    }
+
+    /**
      * On [A, B, C, D]: transaction 1 writes 42 to a key of B and D; transaction 2 (from A) writes 43 to it and to a
      * key of A and C, which B voted yes on and waits for A's or C's vote. Returns B and D's key.
      */
@@ -277,10 +420,17 @@ class LostKeyRecoveryTest {
     }
 
     private void placeOnFour(RecordingGroup group) {
-        engine.attach(group);
-        engine.deliverMulticast(A, Message.encode(new Message.Rebalance(1, ALL)));
-        for (MemberId m : List.of(A, C, D)) {
-            engine.deliverDirect(m, Message.encode(new Message.Done(1, 0)));
+        place(engine, group, ALL);
+    }
+
+    /** Attaches {@code e} to {@code group} and hands it placement 1 over {@code all}, as its members would. */
+    private static void place(PartitionedEngine e, RecordingGroup group, List<MemberId> all) {
+        e.attach(group);
+        e.deliverMulticast(all.get(0), Message.encode(new Message.Rebalance(1, all)));
+        for (MemberId m : all) {
+            if (!m.equals(group.self())) {
+                e.deliverDirect(m, Message.encode(new Message.Done(1, 0)));
+            }
         }
     }
 
@@ -299,10 +449,14 @@ class LostKeyRecoveryTest {
         engine.deliverDirect(D, Message.encode(new Message.Done(3, -1)));
     }
 
-    private static ByteKey keyOwnedBy(HashRing ring, MemberId first, MemberId second) {
+    static ByteKey keyOwnedBy(HashRing ring, MemberId first, MemberId second) {
+        return keyWhere(k -> ring.owners(k).containsAll(List.of(first, second)));
+    }
+
+    private static ByteKey keyWhere(Predicate<ByteKey> wanted) {
         for (int i = 0; ; i++) {
             ByteKey k = new ByteKey(new byte[] {'k', (byte) i, (byte) (i >> 8)});
-            if (ring.owners(k).containsAll(List.of(first, second))) {
+            if (wanted.test(k)) {
                 return k;
             }
         }
