@@ -107,19 +107,32 @@ sealed interface Message {
      * {@code left} gives, for each member of {@code ring}, when it left (the epoch of the first primary view after
      * the placement without it; {@link Long#MAX_VALUE} when it left after every departure known; 0 for a member
      * that went through the placement fresh); empty when not known: every member outside {@code holders} then
-     * counts as having left last.
+     * counts as having left last. {@code answered} are the members of {@code ring} back since without a copy
+     * complete for the placement (they never completed its rebalance, so they hold nothing written under it).
      */
-    record Lost(long placement, List<MemberId> ring, List<MemberId> holders, List<Long> left) {
+    record Lost(long placement, List<MemberId> ring, List<MemberId> holders, List<Long> left,
+            List<MemberId> answered) {
         Lost(long placement, List<MemberId> ring, List<MemberId> holders) {
             this(placement, ring, holders, List.of());
+        }
+
+        Lost(long placement, List<MemberId> ring, List<MemberId> holders, List<Long> left) {
+            this(placement, ring, holders, left, List.of());
         }
     }
 
     /**
      * A member back with the copies it held under placement {@code placement} of keys lost since (multicast in
      * total order to all members, so all take them, and stop refusing its region, at the same point).
+     * {@code complete} is false for a member that never completed the rebalance of {@code placement} (it owned
+     * keys under it, and was cut off before it received them all): it sends no keys, only that it is back and
+     * holds nothing written under that placement, as it voted on nothing under it (see {@link LostRegion}).
      */
-    record Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values) implements Message {
+    record Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values, boolean complete)
+            implements Message {
+        Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values) {
+            this(placement, keys, versions, values, true);
+        }
     }
 
     int TX = 1;
@@ -188,6 +201,7 @@ sealed interface Message {
         } else if (m instanceof Recover r) {
             out.writeByte(RECOVER).writeVarLong(r.placement());
             writeEntries(out, r.keys(), r.versions(), r.values());
+            out.writeByte(r.complete() ? 1 : 0);
         } else if (m instanceof Done d) {
             out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
             writeMembers(out, d.previousMembers());
@@ -198,6 +212,7 @@ sealed interface Message {
                 writeMembers(out, l.ring());
                 writeMembers(out, l.holders());
                 writeLongs(out, l.left());
+                writeMembers(out, l.answered());
             }
         }
         return out.toByteArray();
@@ -261,8 +276,14 @@ sealed interface Message {
                     versions[i] = in.readVarLong();
                     values.add(readNullable(in));
                 }
-                yield type == DATA ? new Data(epoch, keys, versions, values)
-                        : new Recover(epoch, keys, versions, values);
+                if (type == DATA) {
+                    yield new Data(epoch, keys, versions, values);
+                }
+                int complete = in.readByte();
+                if (complete != 0 && complete != 1) {
+                    throw new CodecException("a recovery says it is complete with " + complete);
+                }
+                yield new Recover(epoch, keys, versions, values, complete == 1);
             }
             case DONE -> {
                 long epoch = in.readVarLong();
@@ -278,7 +299,8 @@ sealed interface Message {
                         throw new CodecException("a lost region names no placement member");
                     }
                     List<MemberId> holders = readMembers(in);
-                    lost.add(new Lost(placement, ring, holders, readLongs(in, ring.size(), "placement members")));
+                    List<Long> left = readLongs(in, ring.size(), "placement members");
+                    lost.add(new Lost(placement, ring, holders, left, readMembers(in)));
                 }
                 yield new Done(epoch, previous, previousMembers, previousLeft, lost);
             }

@@ -127,6 +127,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long votedAtNanos;
         /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
         Set<MemberId> noVotes;
+        /**
+         * In doubt: the keys this member holds that no other owner's yes was heard on when it was cut off. Only its
+         * own yes may have covered them (see {@link #resolveDoubt}); null for none.
+         */
+        Set<ByteKey> ownYesOnly;
 
         /** Records a yes vote of {@code voter}; true once every key is covered by one. */
         boolean coveredBy(MemberId voter) {
@@ -215,10 +220,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /**
      * Copies of lost keys for {@link Message.Recover}, of placement {@code placement}, the regions they cover, and
-     * the transactions in doubt that write some of them, in delivery order.
+     * the transactions in doubt that write some of them, in delivery order. Not {@code complete}: this member never
+     * completed the rebalance of {@code placement}, and only says it is back (no copies, no doubts).
      */
     private record PendingRecovery(long placement, List<LostRegion> regions, Map<ByteKey, Versioned> copies,
-            List<Remote> doubts) {
+            List<Remote> doubts, boolean complete) {
     }
 
     /** A read sent to an owner. */
@@ -1240,9 +1246,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 continue;
             }
             Set<MemberId> ask = new LinkedHashSet<>();
-            for (ByteKey k : r.uncovered) {
+            List<ByteKey> unknown = new ArrayList<>(r.uncovered);
+            if (doubt && r.ownYesOnly != null) {
+                unknown.addAll(r.ownYesOnly);
+            }
+            for (ByteKey k : unknown) {
                 for (MemberId owner : r.owners.get(k)) {
-                    if (!owner.equals(self) && inView.contains(owner)) {
+                    if (!owner.equals(self) && inView.contains(owner)
+                            && (r.noVotes == null || !r.noVotes.contains(owner))) {
                         ask.add(owner);
                     }
                 }
@@ -1873,7 +1884,16 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && r.refusal == null) {
                 // In doubt the question is what the others decided, and they count this member's yes like any
-                // other owner's: it covers its keys.
+                // other owner's: it covers its keys. Whether another owner voted on them is still asked: if none
+                // did, this yes was the only one (see resolveDoubt).
+                for (ByteKey k : r.uncovered) {
+                    if (r.holds(k) && r.owners.get(k).size() > 1) {
+                        if (r.ownYesOnly == null) {
+                            r.ownYesOnly = new HashSet<>(2);
+                        }
+                        r.ownYesOnly.add(k);
+                    }
+                }
                 r.uncovered.removeIf(r::holds);
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
@@ -2067,8 +2087,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 && dones.get(m).previousEpoch() == newest;
         List<LostRegion> regions = lostRegionsAfter(own == newest, newest, dones, fresh);
         Map<ByteKey, Versioned> recovered = null;
+        List<Long> answers = List.of();
         if (own != newest) {
             recovered = recoverableCopies(regions);
+            answers = placementsNeverCompleted(regions);
             if (!data.isEmpty()) {
                 log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
                         self, data.size());
@@ -2100,16 +2122,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
             doubtsOfThisLife.clear();
-            pendingRecoveries.add(new PendingRecovery(placement, regions, recovered, doubts));
+            pendingRecoveries.add(new PendingRecovery(placement, regions, recovered, doubts, true));
             if (!doubts.isEmpty()) {
                 log.warn("{} is back with copies of lost keys; {} transactions it dropped may have committed: it"
                         + " asks the others before it hands the copies over", self, doubts.size());
             }
-            finishRecoveries();
-            queryMissingVotes(0);
         } else {
             doubtsOfThisLife.forEach(r -> inDoubt.remove(r.id)); // fresh owners decided them
             doubtsOfThisLife.clear();
+        }
+        for (long placement : answers) {
+            pendingRecoveries.add(new PendingRecovery(placement, regions, new HashMap<>(), List.of(), false));
+        }
+        if (recovered != null || !answers.isEmpty()) {
+            finishRecoveries();
+            queryMissingVotes(0);
         }
     }
 
@@ -2123,6 +2150,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (neverVoted) {
             r.decided = r.neverVotedBy(voter);
+            if (!r.decided && r.uncovered.isEmpty() && r.ownYesOnly != null && r.ownYesOnly.stream()
+                    .allMatch(k -> r.owners.get(k).stream().allMatch(o -> o.equals(self) || r.noVotes.contains(o)))) {
+                // Every other owner of the keys only this member's yes was known on never voted and never will:
+                // that yes was the only vote on them, and the others count it (the originator may have
+                // acknowledged the commit on it). Every other key had a yes from another owner.
+                r.decided = true;
+                r.commit = true;
+            }
         } else if (refusal != null) {
             r.decided = true;
         } else if (r.coveredBy(voter)) {
@@ -2171,7 +2206,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
                     + " transactions it had dropped, which committed, applied first)", self, p.placement(),
                     keys.size(), applied);
-            Message.Recover recovery = new Message.Recover(p.placement(), keys, versions, values);
+            Message.Recover recovery = new Message.Recover(p.placement(), keys, versions, values, p.complete());
             unsentRecoveries.add(recovery);
             multicastRecovery(group.view(), recovery);
         }
@@ -2282,10 +2317,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return copies;
     }
 
+    /**
+     * The placements of lost regions this member owned keys under but never completed the rebalance of (it was cut
+     * off first), oldest first. It voted on nothing under them (their transactions wait behind that rebalance), so
+     * it holds nothing newer than the owners that completed it, and may lack keys it gained with them: it sends no
+     * copies, only that it is back ({@link Message.Recover#complete} false). Without that, a key it owned and left
+     * last with would wait for it for ever ({@link LostRegion}).
+     */
+    private List<Long> placementsNeverCompleted(List<LostRegion> regions) {
+        return regions.stream().filter(region -> region.placement > completedPlacement && region.recoverableBy(self))
+                .map(region -> region.placement).distinct().sorted().toList();
+    }
+
     private synchronized void onRecover(MemberId from, Message.Recover r) {
         if (from.equals(self)) {
             // ordered: every member delivers it at this point
-            unsentRecoveries.removeIf(u -> u.placement() == r.placement() && u.keys().equals(r.keys()));
+            unsentRecoveries.removeIf(u -> u.placement() == r.placement() && u.complete() == r.complete()
+                    && u.keys().equals(r.keys()));
         }
         if (cutOff || deliveredRing == null) {
             return; // the regions this member adopts at its next rebalance already reflect it
@@ -2299,14 +2347,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /**
      * A member is back with its copies of keys lost since placement {@code r.placement()}: every member takes those
-     * it owns now, at this point of the order, and stops refusing the keys that member owned then, of those it left
-     * last (another owner that stayed after it may have committed writes its copy lacks: see {@link LostRegion}).
+     * it owns now, at this point of the order (the higher version wins), and stops refusing the keys whose owners
+     * that left last are all back (another owner that stayed after it may have committed writes its copy lacks: see
+     * {@link LostRegion}).
      */
     private void recover(MemberId from, Message.Recover r) {
         List<LostRegion> regions = new ArrayList<>(lost);
         for (int i = 0; i < regions.size(); i++) {
             LostRegion region = regions.get(i);
             if (region.placement != r.placement() || !region.recoverableBy(from)) {
+                continue;
+            }
+            if (!r.complete()) {
+                regions.set(i, region.answeredBy(from)); // back, holding nothing written under the placement
                 continue;
             }
             for (int k = 0; k < r.keys().size(); k++) {

@@ -11,8 +11,8 @@ import java.util.Set;
 import org.junit.jupiter.api.Test;
 
 /**
- * Which owners of a lost key can bring it back: those that left the group last (issue 8). C, D and E went through
- * placement 1 of [A, B, C, D, E]; A and B did not.
+ * When a lost key comes back: once every owner of it that left the group last is back (issue 8), each owner's copy
+ * taken as it comes. C, D and E went through placement 1 of [A, B, C, D, E]; A and B did not.
  */
 class LostRegionTest {
     private static final MemberId A = new MemberId(1, 1, "A");
@@ -25,29 +25,47 @@ class LostRegionTest {
     private static final ByteKey OF_A_AND_C = LostKeyRecoveryTest.keyOwnedBy(RING, A, C);
 
     @Test
-    void onlyTheOwnerThatLeftLastBringsAKeyBack() {
+    void aKeyComesBackOnlyOnceTheOwnerThatLeftLastIsBack() {
         LostRegion r = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L, B, 3L));
         assertTrue(r.covers(OF_A_AND_B));
-        assertFalse(r.takesFrom(A, OF_A_AND_B), "B stayed after A left: A's copy may lack B's commits");
+        assertTrue(r.takesFrom(A, OF_A_AND_B), "A's copy is taken (B's, if newer, wins when it comes)");
         assertTrue(r.takesFrom(B, OF_A_AND_B));
 
         LostRegion afterA = r.recoveredBy(A);
-        assertTrue(afterA.covers(OF_A_AND_B), "A back alone does not bring the key back");
+        assertTrue(afterA.covers(OF_A_AND_B), "B stayed after A left: A's copy may lack B's commits");
         assertFalse(afterA.isEmpty());
+        assertFalse(afterA.takesFrom(A, OF_A_AND_B), "A is counted back once");
         assertTrue(afterA.takesFrom(B, OF_A_AND_B), "B back later is still taken");
         assertTrue(afterA.recoveredBy(B).isEmpty());
 
         LostRegion afterB = r.recoveredBy(B);
         assertFalse(afterB.covers(OF_A_AND_B), "B back first brings it back");
-        assertFalse(afterB.takesFrom(A, OF_A_AND_B), "and A's older copy is not taken after it");
+        assertFalse(afterB.takesFrom(A, OF_A_AND_B), "and A's copy is not taken after it: k may have been written");
     }
 
     /** An owner whose departure the fresh members had not seen left after every one they had seen. */
     @Test
     void anOwnerNotSeenLeavingLeftLast() {
         LostRegion r = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L));
-        assertFalse(r.takesFrom(A, OF_A_AND_B));
-        assertTrue(r.takesFrom(B, OF_A_AND_B));
+        assertTrue(r.recoveredBy(A).covers(OF_A_AND_B));
+        assertFalse(r.recoveredBy(B).covers(OF_A_AND_B));
+    }
+
+    /**
+     * An owner that never completed the placement's rebalance is back without a copy: it counts as one of those
+     * that left last, never as the copy the key is served from.
+     */
+    @Test
+    void anOwnerBackWithoutACompleteCopyIsAwaitedButServesNothing() {
+        LostRegion r = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L, B, 2L));
+        LostRegion answered = r.answeredBy(B);
+        assertFalse(answered.recoverableBy(B));
+        assertTrue(answered.covers(OF_A_AND_B), "A is not back, and B holds no complete copy");
+        assertFalse(answered.recoveredBy(A).covers(OF_A_AND_B), "A's copy with B back: served");
+        assertTrue(r.recoveredBy(A).covers(OF_A_AND_B), "A's copy without B: B left with it, and is awaited");
+        LostRegion bLast = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L, B, 3L)).answeredBy(B);
+        assertTrue(bLast.covers(OF_A_AND_B), "B left last but has no complete copy: A's is still needed");
+        assertFalse(bLast.recoveredBy(A).covers(OF_A_AND_B));
     }
 
     /**
@@ -77,7 +95,7 @@ class LostRegionTest {
     /** Members that learn of a region from a "done" must compute the same one. */
     @Test
     void theDeparturesTravelWithTheRegion() {
-        LostRegion r = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L)).recoveredBy(A);
+        LostRegion r = LostRegion.found(1, RING, Set.of(C, D, E), Map.of(A, 2L)).recoveredBy(A).answeredBy(B);
         Message.Done done = new Message.Done(7, 6, List.of(C, D, E), List.of(0L, 0L, 0L), List.of(r.toWire()));
         Message.Done back = (Message.Done) Message.decode(Message.encode(done));
         assertEquals(r, LostRegion.of(back.lost().get(0), 2, 64));
