@@ -494,6 +494,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return data.size();
     }
 
+    /** The regions of lost keys, refused until their owners are back (tests read them). */
+    List<LostRegion> lostRegions() {
+        return lost;
+    }
+
     /** This member's committed value of a key it owns, or null (for tests and tools). */
     public byte[] ownedValue(byte[] key) {
         Versioned v = data.get(new ByteKey(key));

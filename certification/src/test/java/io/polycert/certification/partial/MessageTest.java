@@ -78,9 +78,12 @@ class MessageTest {
                         new Message.Lost(-1, List.of(b), List.of()))),
                 new Message.Done(9, 7, List.of(a, b), List.of(0L, 8L), List.of(new Message.Lost(7, List.of(a, b),
                         List.of(a), List.of(0L, Long.MAX_VALUE)))),
+                new Message.Done(9, 7, List.of(a, b), List.of(0L, 8L), List.of(new Message.Lost(7, List.of(a, b),
+                        List.of(a), List.of(0L, 8L), List.of(b)))),
                 new Message.Recover(7, List.of(key("r1"), key("r2")), new long[] {3, Long.MAX_VALUE},
                         Arrays.asList(new byte[] {1}, null)),
-                new Message.Recover(0, List.of(), new long[0], List.of()));
+                new Message.Recover(0, List.of(), new long[0], List.of()),
+                new Message.Recover(4, List.of(), new long[0], List.of(), false));
     }
 
     @Test
@@ -405,7 +408,7 @@ class MessageTest {
                     values.add(nullableBytes(r));
                 }
                 yield r.nextBoolean() ? new Message.Data(randomLong(r), keys, versions, values)
-                        : new Message.Recover(randomLong(r), keys, versions, values);
+                        : new Message.Recover(randomLong(r), keys, versions, values, r.nextBoolean());
             }
             case 10 -> r.nextBoolean() ? new Message.VoteQuery(randomMember(r), randomLong(r), randomLong(r))
                     : new Message.NoVote(randomMember(r), randomLong(r));
@@ -413,7 +416,8 @@ class MessageTest {
                 List<Message.Lost> lost = new ArrayList<>();
                 for (int i = r.nextInt(3); i > 0; i--) {
                     List<MemberId> ring = randomMembers(r, 1);
-                    lost.add(new Message.Lost(randomLong(r), ring, randomMembers(r, 0), randomLongs(r, ring.size())));
+                    lost.add(new Message.Lost(randomLong(r), ring, randomMembers(r, 0), randomLongs(r, ring.size()),
+                            randomMembers(r, 0)));
                 }
                 List<MemberId> previous = randomMembers(r, 0);
                 yield new Message.Done(randomLong(r), randomLong(r), previous, randomLongs(r, previous.size()), lost);
@@ -554,6 +558,7 @@ class MessageTest {
         } else if (expected instanceof Message.Recover e) {
             Message.Recover a = (Message.Recover) actual;
             assertEquals(e.placement(), a.placement(), where + ": placement");
+            assertEquals(e.complete(), a.complete(), where + ": complete");
             assertEquals(e.keys().size(), a.keys().size(), where + ": key count");
             assertArrayEquals(e.versions(), a.versions(), where + ": versions");
             for (int i = 0; i < e.keys().size(); i++) {
