@@ -20,7 +20,9 @@ import java.util.Set;
  * that left first may lack acknowledged writes: served alone, it would win the key, and the newer copy be ignored
  * (issue 8). {@link #left} says when each owner left: the epoch of the first primary view after the placement
  * without it. Primary views come in one sequence, at their place in the order, seen alike by every member that
- * went through them, so every member computes the same region. Owners that left in the same view are all awaited:
+ * went through them, so every member computes the same region, given the same fresh "done" messages (a member
+ * that leaves mid-rebalance may have reached some members with its "done" and not others: that was already so for
+ * the holders). Owners that left in the same view are all awaited:
  * one may have voted yes on a transaction just before the cut that the other never received. Every owner's copy is
  * taken as it comes back while the key is still refused (the higher version wins), whenever that owner left: who
  * left last decides only when the key is served, never whose copy counts.

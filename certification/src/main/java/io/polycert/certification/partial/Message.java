@@ -349,7 +349,11 @@ sealed interface Message {
         }
         List<Long> longs = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            longs.add(in.readVarLong());
+            long v = in.readVarLong();
+            if (v < 0) { // an epoch, 0 for none: a negative one would win every earliest-departure merge
+                throw new CodecException("negative departure " + v + " for " + what);
+            }
+            longs.add(v);
         }
         return longs;
     }

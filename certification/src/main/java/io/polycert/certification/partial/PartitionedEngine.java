@@ -1319,6 +1319,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             refusal = r.refusal;
         } else if (decided.containsKey(id)) {
             refusal = decided.get(id) ? null : AbortCause.REPLICA_LEFT;
+        } else if (inDoubt.containsKey(id) && inDoubt.get(id).voted) {
+            // Voted, and held in doubt since the cut: its vote, even once droppedVotes forgot it (answering NoVote
+            // would let the others abort what this member may commit when its own yes was the only vote).
+            refusal = inDoubt.get(id).refusal;
         } else if (droppedVotes.containsKey(id)) {
             refusal = droppedVotes.get(id).refusal();
         } else {

@@ -161,6 +161,16 @@ class MessageTest {
     }
 
     @Test
+    void negativeDeparturesAreRejected() {
+        MemberId a = MemberId.random("a");
+        byte[] done = Message.encode(new Message.Done(2, 1, List.of(a), List.of(-1L), List.of()));
+        assertThrows(CodecException.class, () -> Message.decode(done));
+        byte[] region = Message.encode(new Message.Done(2, 1, List.of(), List.of(new Message.Lost(1, List.of(a),
+                List.of(), List.of(-5L)))));
+        assertThrows(CodecException.class, () -> Message.decode(region));
+    }
+
+    @Test
     void unknownTypeAndTrailingBytesAreRejected() {
         assertThrows(CodecException.class, () -> Message.decode(new byte[0]));
         for (int type : new int[] {0, 12, 127, -1, -128}) {
@@ -425,12 +435,13 @@ class MessageTest {
         };
     }
 
-    /** Departures for {@code n} members, or none. */
+    /** Departures for {@code n} members, or none: epochs, never negative (decoding refuses those). */
     private static List<Long> randomLongs(SplittableRandom r, int n) {
         List<Long> longs = new ArrayList<>();
         if (r.nextBoolean()) {
             for (int i = 0; i < n; i++) {
-                longs.add(randomLong(r));
+                long v = randomLong(r);
+                longs.add(v < 0 ? (v == Long.MIN_VALUE ? Long.MAX_VALUE : -v) : v);
             }
         }
         return longs;
