@@ -4,7 +4,7 @@ import io.polycert.core.group.MemberId;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
-import java.util.Set;
+import java.util.function.Predicate;
 
 /**
  * Consistent hashing with virtual nodes: each member takes {@code virtualNodes} points on a 64-bit ring, and a
@@ -85,14 +85,10 @@ final class HashRing {
         return owners(key).contains(member);
     }
 
-    /** Whether some key has no owner among {@code members}: the owners change only at the ring's points. */
-    boolean someKeyHasNoOwnerIn(Set<MemberId> members) {
-        long outside = this.members.stream().filter(m -> !members.contains(m)).count();
-        if (outside < degree) {
-            return false; // every key has degree distinct owners, not all of them outside
-        }
+    /** Whether some key's owners match {@code wanted}: the owners change only at the ring's points. */
+    boolean someKeyHasOwners(Predicate<List<MemberId>> wanted) {
         for (long point : points) {
-            if (owners(point).stream().noneMatch(members::contains)) {
+            if (wanted.test(owners(point))) {
                 return true;
             }
         }

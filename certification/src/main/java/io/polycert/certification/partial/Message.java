@@ -81,9 +81,17 @@ sealed interface Message {
      * The sender has sent all its data for the epoch. {@code previousEpoch} is the placement it held before this
      * one, or -1 if it was cut off from the majority since: a sender whose previous placement is older than
      * another's missed a placement, and its data may have diverged. {@code previousMembers} are the members of
-     * that placement (empty for none), and {@code lost} the regions of keys it knows no fresh copy of.
+     * that placement (empty for none), and {@code previousLeft}, for each of them, the epoch of the first primary
+     * view after that placement, up to this epoch, that it was not in (0 if none; the list is empty when not
+     * known): the order in which owners left tells whose copy of a lost key is the newest (see {@link LostRegion}).
+     * {@code lost} are the regions of keys it knows no fresh copy of.
      */
-    record Done(long epoch, long previousEpoch, List<MemberId> previousMembers, List<Lost> lost) implements Message {
+    record Done(long epoch, long previousEpoch, List<MemberId> previousMembers, List<Long> previousLeft,
+            List<Lost> lost) implements Message {
+        Done(long epoch, long previousEpoch, List<MemberId> previousMembers, List<Lost> lost) {
+            this(epoch, previousEpoch, previousMembers, List.of(), lost);
+        }
+
         Done(long epoch, long previousEpoch) {
             this(epoch, previousEpoch, List.of(), List.of());
         }
@@ -95,16 +103,36 @@ sealed interface Message {
 
     /**
      * A region of keys no member holds a fresh copy of: those whose owners under the placement {@code placement}
-     * (of the members {@code ring}) are all outside {@code holders}.
+     * (of the members {@code ring}) are all outside {@code holders}, or back only partly (see {@link LostRegion}).
+     * {@code left} gives, for each member of {@code ring}, when it left (the epoch of the first primary view after
+     * the placement without it; {@link Long#MAX_VALUE} when it left after every departure known; 0 for a member
+     * that went through the placement fresh); empty when not known: every member outside {@code holders} then
+     * counts as having left last. {@code answered} are the members of {@code ring} back since without a copy
+     * complete for the placement (they never completed its rebalance, so they hold nothing written under it).
      */
-    record Lost(long placement, List<MemberId> ring, List<MemberId> holders) {
+    record Lost(long placement, List<MemberId> ring, List<MemberId> holders, List<Long> left,
+            List<MemberId> answered) {
+        Lost(long placement, List<MemberId> ring, List<MemberId> holders) {
+            this(placement, ring, holders, List.of());
+        }
+
+        Lost(long placement, List<MemberId> ring, List<MemberId> holders, List<Long> left) {
+            this(placement, ring, holders, left, List.of());
+        }
     }
 
     /**
      * A member back with the copies it held under placement {@code placement} of keys lost since (multicast in
      * total order to all members, so all take them, and stop refusing its region, at the same point).
+     * {@code complete} is false for a member that never completed the rebalance of {@code placement} (it owned
+     * keys under it, and was cut off before it received them all): it sends no keys, only that it is back and
+     * holds nothing written under that placement, as it voted on nothing under it (see {@link LostRegion}).
      */
-    record Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values) implements Message {
+    record Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values, boolean complete)
+            implements Message {
+        Recover(long placement, List<ByteKey> keys, long[] versions, List<byte[]> values) {
+            this(placement, keys, versions, values, true);
+        }
     }
 
     int TX = 1;
@@ -173,14 +201,18 @@ sealed interface Message {
         } else if (m instanceof Recover r) {
             out.writeByte(RECOVER).writeVarLong(r.placement());
             writeEntries(out, r.keys(), r.versions(), r.values());
+            out.writeByte(r.complete() ? 1 : 0);
         } else if (m instanceof Done d) {
             out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
             writeMembers(out, d.previousMembers());
+            writeLongs(out, d.previousLeft());
             out.writeVarInt(d.lost().size());
             for (Lost l : d.lost()) {
                 out.writeVarLong(l.placement());
                 writeMembers(out, l.ring());
                 writeMembers(out, l.holders());
+                writeLongs(out, l.left());
+                writeMembers(out, l.answered());
             }
         }
         return out.toByteArray();
@@ -244,13 +276,20 @@ sealed interface Message {
                     versions[i] = in.readVarLong();
                     values.add(readNullable(in));
                 }
-                yield type == DATA ? new Data(epoch, keys, versions, values)
-                        : new Recover(epoch, keys, versions, values);
+                if (type == DATA) {
+                    yield new Data(epoch, keys, versions, values);
+                }
+                int complete = in.readByte();
+                if (complete != 0 && complete != 1) {
+                    throw new CodecException("a recovery says it is complete with " + complete);
+                }
+                yield new Recover(epoch, keys, versions, values, complete == 1);
             }
             case DONE -> {
                 long epoch = in.readVarLong();
                 long previous = in.readVarLong();
                 List<MemberId> previousMembers = readMembers(in);
+                List<Long> previousLeft = readLongs(in, previousMembers.size(), "previous members");
                 int n = count(in.readVarInt());
                 List<Lost> lost = new ArrayList<>(Math.min(n, 64));
                 for (int i = 0; i < n; i++) {
@@ -259,9 +298,11 @@ sealed interface Message {
                     if (ring.isEmpty()) {
                         throw new CodecException("a lost region names no placement member");
                     }
-                    lost.add(new Lost(placement, ring, readMembers(in)));
+                    List<MemberId> holders = readMembers(in);
+                    List<Long> left = readLongs(in, ring.size(), "placement members");
+                    lost.add(new Lost(placement, ring, holders, left, readMembers(in)));
                 }
-                yield new Done(epoch, previous, previousMembers, lost);
+                yield new Done(epoch, previous, previousMembers, previousLeft, lost);
             }
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
@@ -291,6 +332,30 @@ sealed interface Message {
             members.add(readMember(in));
         }
         return members;
+    }
+
+    private static void writeLongs(ValueOutput out, List<Long> longs) {
+        out.writeVarInt(longs.size());
+        for (long l : longs) {
+            out.writeVarLong(l);
+        }
+    }
+
+    /** A list of longs, one per member of a list of {@code members} members, or empty. */
+    private static List<Long> readLongs(ValueInput in, int members, String what) {
+        int n = count(in.readVarInt());
+        if (n != 0 && n != members) {
+            throw new CodecException(n + " departures for " + members + " " + what);
+        }
+        List<Long> longs = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            long v = in.readVarLong();
+            if (v < 0) { // an epoch, 0 for none: a negative one would win every earliest-departure merge
+                throw new CodecException("negative departure " + v + " for " + what);
+            }
+            longs.add(v);
+        }
+        return longs;
     }
 
     private static void writeNullable(ValueOutput out, byte[] value) {

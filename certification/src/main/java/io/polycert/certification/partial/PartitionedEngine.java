@@ -127,6 +127,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         long votedAtNanos;
         /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
         Set<MemberId> noVotes;
+        /**
+         * In doubt: the keys this member holds that no other owner's yes was heard on when it was cut off. Only its
+         * own yes may have covered them (see {@link #resolveDoubt}); null for none.
+         */
+        Set<ByteKey> ownYesOnly;
 
         /** Records a yes vote of {@code voter}; true once every key is covered by one. */
         boolean coveredBy(MemberId voter) {
@@ -215,10 +220,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /**
      * Copies of lost keys for {@link Message.Recover}, of placement {@code placement}, the regions they cover, and
-     * the transactions in doubt that write some of them, in delivery order.
+     * the transactions in doubt that write some of them, in delivery order. Not {@code complete}: this member never
+     * completed the rebalance of {@code placement}, and only says it is back (no copies, no doubts).
      */
     private record PendingRecovery(long placement, List<LostRegion> regions, Map<ByteKey, Versioned> copies,
-            List<Remote> doubts) {
+            List<Remote> doubts, boolean complete) {
     }
 
     /** A read sent to an owner. */
@@ -307,6 +313,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** The placement held before the one being installed (0 for none), and its members. */
     private long previousPlacement;
     private List<MemberId> previousMembers = List.of();
+    /**
+     * For each of {@link #previousMembers}, the epoch of the first primary view after that placement, up to the one
+     * being installed, without it (0 for none): sent with the "done", it orders the departures of a lost key's
+     * owners (see {@link LostRegion}).
+     */
+    private List<Long> previousLeft = List.of();
+    /**
+     * The primary views installed here newer than the placement last started, in order: the departures since that
+     * placement. Every member that stays in the group installs the same ones, each at its place in the order.
+     */
+    private final List<View> viewsSincePlacement = new ArrayList<>();
     /** The last placement whose rebalance completed here: the one this member's data is complete for. */
     private long completedPlacement;
     /** Keys a rebalance moves away from this member, dropped once it completes (until then they may be recovered). */
@@ -475,6 +492,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** The number of keys (including removed ones' tombstones) this member holds as an owner. */
     public int ownedKeys() {
         return data.size();
+    }
+
+    /** The regions of lost keys, refused until their owners are back (tests read them). */
+    List<LostRegion> lostRegions() {
+        return lost;
     }
 
     /** This member's committed value of a key it owns, or null (for tests and tools). */
@@ -1229,9 +1251,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 continue;
             }
             Set<MemberId> ask = new LinkedHashSet<>();
-            for (ByteKey k : r.uncovered) {
+            List<ByteKey> unknown = new ArrayList<>(r.uncovered);
+            if (doubt && r.ownYesOnly != null) {
+                unknown.addAll(r.ownYesOnly);
+            }
+            for (ByteKey k : unknown) {
                 for (MemberId owner : r.owners.get(k)) {
-                    if (!owner.equals(self) && inView.contains(owner)) {
+                    if (!owner.equals(self) && inView.contains(owner)
+                            && (r.noVotes == null || !r.noVotes.contains(owner))) {
                         ask.add(owner);
                     }
                 }
@@ -1292,6 +1319,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             refusal = r.refusal;
         } else if (decided.containsKey(id)) {
             refusal = decided.get(id) ? null : AbortCause.REPLICA_LEFT;
+        } else if (inDoubt.containsKey(id) && inDoubt.get(id).voted) {
+            // Voted, and held in doubt since the cut: its vote, even once droppedVotes forgot it (answering NoVote
+            // would let the others abort what this member may commit when its own yes was the only vote).
+            refusal = inDoubt.get(id).refusal;
         } else if (droppedVotes.containsKey(id)) {
             refusal = droppedVotes.get(id).refusal();
         } else {
@@ -1664,6 +1695,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return; // attach() replays the view it finds
         }
         log.debug("{} installs view {} {} (primary {})", self, view.epoch(), view.members(), view.primary());
+        if (view.primary()) {
+            if (topology == null && viewsSincePlacement.size() >= 64) {
+                viewsSincePlacement.remove(0); // no placement yet: no departure from one to record
+            }
+            viewsSincePlacement.add(view);
+        }
         Set<MemberId> alive = new HashSet<>(view.members());
         boolean someoneLeft = !alive.containsAll(members);
         members = Set.copyOf(alive);
@@ -1856,7 +1893,16 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && r.refusal == null) {
                 // In doubt the question is what the others decided, and they count this member's yes like any
-                // other owner's: it covers its keys.
+                // other owner's: it covers its keys. Whether another owner voted on them is still asked: if none
+                // did, this yes was the only one (see resolveDoubt).
+                for (ByteKey k : r.uncovered) {
+                    if (r.holds(k) && r.owners.get(k).size() > 1) {
+                        if (r.ownYesOnly == null) {
+                            r.ownYesOnly = new HashSet<>(2);
+                        }
+                        r.ownYesOnly.add(k);
+                    }
+                }
                 r.uncovered.removeIf(r::holds);
             }
             if (protocol == CommitProtocol.TOTAL_ORDER && r.voted && !r.decided && votesToRepeat.size() < REMEMBERED) {
@@ -1944,8 +1990,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         // Everyone says when it has sent its part, even a member with nothing to send (it cannot know who waits).
         previousPlacement = old == null ? 0 : old.epoch;
         previousMembers = old == null ? List.of() : old.ring.members();
+        previousLeft = departures(previousPlacement, previousMembers, r.epoch());
+        viewsSincePlacement.removeIf(v -> v.epoch() <= r.epoch());
         byte[] done = Message.encode(new Message.Done(r.epoch(), stale ? -1 : previousPlacement, previousMembers,
-                lost.stream().map(LostRegion::toWire).toList()));
+                previousLeft, lost.stream().map(LostRegion::toWire).toList()));
         Map<MemberId, Message.Done> doneAlready = transferDone.getOrDefault(r.epoch(), Map.of());
         for (MemberId m : r.members()) {
             if (!m.equals(self)) {
@@ -1976,6 +2024,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (awaitingDone.isEmpty()) {
             completeRebalance();
         }
+    }
+
+    /**
+     * For each of {@code ring}, the epoch of the first primary view after placement {@code placement} and up to
+     * {@code upTo} it was not in (0 if none). Only views up to the epoch of the rebalance being started count, so the
+     * members that went through {@code placement} fresh send the same list: each installed those views (a rebalance
+     * is sent in its view), unless its group delivered the rebalance before the view itself. A departure missed so
+     * came after every one seen, and a member not seen leaving counts as leaving last ({@link LostRegion}), which it
+     * did; the members merge what the fresh ones send ({@link #noteDepartures}).
+     */
+    private List<Long> departures(long placement, List<MemberId> ring, long upTo) {
+        List<Long> when = new ArrayList<>(ring.size());
+        for (MemberId m : ring) {
+            long first = 0;
+            for (View v : viewsSincePlacement) {
+                if (v.epoch() > placement && v.epoch() <= upTo && !v.contains(m)) {
+                    first = v.epoch();
+                    break;
+                }
+            }
+            when.add(first);
+        }
+        return when;
     }
 
     private void completeRebalance() {
@@ -2025,8 +2096,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 && dones.get(m).previousEpoch() == newest;
         List<LostRegion> regions = lostRegionsAfter(own == newest, newest, dones, fresh);
         Map<ByteKey, Versioned> recovered = null;
+        List<Long> answers = List.of();
         if (own != newest) {
             recovered = recoverableCopies(regions);
+            answers = placementsNeverCompleted(regions);
             if (!data.isEmpty()) {
                 log.warn("{} missed placements or was cut off: replacing its {} keys with the majority's copies",
                         self, data.size());
@@ -2058,16 +2131,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
             doubtsOfThisLife.clear();
-            pendingRecoveries.add(new PendingRecovery(placement, regions, recovered, doubts));
+            pendingRecoveries.add(new PendingRecovery(placement, regions, recovered, doubts, true));
             if (!doubts.isEmpty()) {
                 log.warn("{} is back with copies of lost keys; {} transactions it dropped may have committed: it"
                         + " asks the others before it hands the copies over", self, doubts.size());
             }
-            finishRecoveries();
-            queryMissingVotes(0);
         } else {
             doubtsOfThisLife.forEach(r -> inDoubt.remove(r.id)); // fresh owners decided them
             doubtsOfThisLife.clear();
+        }
+        for (long placement : answers) {
+            pendingRecoveries.add(new PendingRecovery(placement, regions, new HashMap<>(), List.of(), false));
+        }
+        if (recovered != null || !answers.isEmpty()) {
+            finishRecoveries();
+            queryMissingVotes(0);
         }
     }
 
@@ -2081,6 +2159,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (neverVoted) {
             r.decided = r.neverVotedBy(voter);
+            if (!r.decided && r.uncovered.isEmpty() && r.ownYesOnly != null && r.ownYesOnly.stream()
+                    .allMatch(k -> r.owners.get(k).stream().allMatch(o -> o.equals(self) || r.noVotes.contains(o)))) {
+                // Every other owner of the keys only this member's yes was known on never voted and never will:
+                // that yes was the only vote on them, and the others count it (the originator may have
+                // acknowledged the commit on it). Every other key had a yes from another owner.
+                r.decided = true;
+                r.commit = true;
+            }
         } else if (refusal != null) {
             r.decided = true;
         } else if (r.coveredBy(voter)) {
@@ -2129,7 +2215,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             log.warn("{} is back with copies of lost keys from placement {}: multicasting its {} keys ({} writes of"
                     + " transactions it had dropped, which committed, applied first)", self, p.placement(),
                     keys.size(), applied);
-            Message.Recover recovery = new Message.Recover(p.placement(), keys, versions, values);
+            Message.Recover recovery = new Message.Recover(p.placement(), keys, versions, values, p.complete());
             unsentRecoveries.add(recovery);
             multicastRecovery(group.view(), recovery);
         }
@@ -2138,8 +2224,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Whether this member's copy of the key goes out with its recovery (as {@link #recoverableCopies} picks). */
     private boolean recoverable(long placement, List<LostRegion> regions, ByteKey key) {
         for (LostRegion region : regions) {
-            if (region.placement == placement && region.recoverableBy(self) && region.covers(key)
-                    && region.ring.isOwner(self, key)) {
+            if (region.placement == placement && region.takesFrom(self, key)) {
                 return true;
             }
         }
@@ -2170,10 +2255,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Set<LostRegion> regions = new LinkedHashSet<>();
         Set<MemberId> holders = new HashSet<>();
         List<MemberId> newestMembers = List.of();
+        Map<MemberId, Long> left = new HashMap<>();
         if (selfFresh) {
             regions.addAll(lost);
             holders.add(self);
             newestMembers = previousMembers;
+            noteDepartures(left, previousMembers, previousLeft);
         }
         if (dones != null) {
             for (Map.Entry<MemberId, Message.Done> e : dones.entrySet()) {
@@ -2187,11 +2274,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 if (newestMembers.isEmpty()) {
                     newestMembers = e.getValue().previousMembers();
                 }
+                noteDepartures(left, e.getValue().previousMembers(), e.getValue().previousLeft());
             }
         }
         if (newest > 0 && !newestMembers.isEmpty()) {
             holders.retainAll(newestMembers);
-            LostRegion gone = new LostRegion(newest, new HashRing(newestMembers, degree, virtualNodes), holders);
+            LostRegion gone = LostRegion.found(newest, new HashRing(newestMembers, degree, virtualNodes), holders,
+                    left);
             if (!gone.isEmpty()) {
                 log.warn("{}: no member holds a fresh copy of the {}; they are refused until an owner is back", self,
                         gone);
@@ -2202,7 +2291,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return List.copyOf(regions);
     }
 
-    /** This member's copies of keys it owned in lost regions of the placement its data is complete for. */
+    /**
+     * Adds the departures a fresh member reported (see {@link #departures}). The fresh members report the same, but
+     * one may have missed a view (not installed yet, or excluded without noticing and back before any placement
+     * went on without it): the earliest departure reported counts, as the views are one sequence, the same for all.
+     */
+    private static void noteDepartures(Map<MemberId, Long> left, List<MemberId> members, List<Long> when) {
+        for (int i = 0; i < when.size() && i < members.size(); i++) {
+            if (when.get(i) != 0) {
+                left.merge(members.get(i), when.get(i), Math::min);
+            }
+        }
+    }
+
+    /**
+     * This member's copies of keys it owned in lost regions of the placement its data is complete for, and left
+     * last (see {@link LostRegion#takesFrom}): a copy no member would take would only be sent for nothing.
+     */
     private Map<ByteKey, Versioned> recoverableCopies(List<LostRegion> regions) {
         Map<ByteKey, Versioned> copies = null;
         for (LostRegion region : regions) {
@@ -2213,7 +2318,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 copies = new HashMap<>(); // even empty: that it holds none of them is news too
             }
             for (Map.Entry<ByteKey, Versioned> e : data.entrySet()) {
-                if (region.covers(e.getKey()) && region.ring.isOwner(self, e.getKey())) {
+                if (region.takesFrom(self, e.getKey())) {
                     copies.put(e.getKey(), e.getValue());
                 }
             }
@@ -2221,10 +2326,23 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return copies;
     }
 
+    /**
+     * The placements of lost regions this member owned keys under but never completed the rebalance of (it was cut
+     * off first), oldest first. It voted on nothing under them (their transactions wait behind that rebalance), so
+     * it holds nothing newer than the owners that completed it, and may lack keys it gained with them: it sends no
+     * copies, only that it is back ({@link Message.Recover#complete} false). Without that, a key it owned and left
+     * last with would wait for it for ever ({@link LostRegion}).
+     */
+    private List<Long> placementsNeverCompleted(List<LostRegion> regions) {
+        return regions.stream().filter(region -> region.placement > completedPlacement && region.recoverableBy(self))
+                .map(region -> region.placement).distinct().sorted().toList();
+    }
+
     private synchronized void onRecover(MemberId from, Message.Recover r) {
         if (from.equals(self)) {
             // ordered: every member delivers it at this point
-            unsentRecoveries.removeIf(u -> u.placement() == r.placement() && u.keys().equals(r.keys()));
+            unsentRecoveries.removeIf(u -> u.placement() == r.placement() && u.complete() == r.complete()
+                    && u.keys().equals(r.keys()));
         }
         if (cutOff || deliveredRing == null) {
             return; // the regions this member adopts at its next rebalance already reflect it
@@ -2238,7 +2356,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     /**
      * A member is back with its copies of keys lost since placement {@code r.placement()}: every member takes those
-     * it owns now, at this point of the order, and stops refusing the keys that member owned then.
+     * it owns now, at this point of the order (the higher version wins), and stops refusing the keys whose owners
+     * that left last are all back (another owner that stayed after it may have committed writes its copy lacks: see
+     * {@link LostRegion}).
      */
     private void recover(MemberId from, Message.Recover r) {
         List<LostRegion> regions = new ArrayList<>(lost);
@@ -2247,9 +2367,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (region.placement != r.placement() || !region.recoverableBy(from)) {
                 continue;
             }
+            if (!r.complete()) {
+                regions.set(i, region.answeredBy(from)); // back, holding nothing written under the placement
+                continue;
+            }
             for (int k = 0; k < r.keys().size(); k++) {
                 ByteKey key = r.keys().get(k);
-                if (region.covers(key) && region.ring.isOwner(from, key) && topology.ring.isOwner(self, key)) {
+                if (region.takesFrom(from, key) && topology.ring.isOwner(self, key)) {
                     merge(key, new Versioned(r.values().get(k), r.versions()[k]));
                 }
             }

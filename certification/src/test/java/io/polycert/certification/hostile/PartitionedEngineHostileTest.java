@@ -247,9 +247,13 @@ class PartitionedEngineHostileTest {
         engine.close();
     }
 
-    /** The "done" of the first placement from a member with no previous one and no lost keys. */
+    /**
+     * The "done" of the first placement from a member with no previous one and no lost keys: epoch, previous epoch,
+     * previous members, their departures, lost regions.
+     */
     private static byte[] doneOfEpoch1() {
-        return message(DONE, out -> out.writeVarLong(1).writeVarLong(0).writeVarInt(0).writeVarInt(0));
+        return message(DONE, out -> out.writeVarLong(1).writeVarLong(0).writeVarInt(0).writeVarInt(0)
+                .writeVarInt(0));
     }
 
     /**

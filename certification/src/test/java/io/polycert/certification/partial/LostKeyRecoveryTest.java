@@ -10,7 +10,6 @@ import io.polycert.core.group.View;
 import java.util.List;
 import java.util.function.Predicate;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -83,7 +82,8 @@ class LostKeyRecoveryTest {
         List<MemberId> asked = group.sent.stream()
                 .filter(e -> Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.seq() == 2)
                 .map(java.util.Map.Entry::getKey).sorted().toList();
-        assertEquals(List.of(A, C), asked, "the owners of the key whose vote B had not heard");
+        assertEquals(List.of(A, C, D), asked,
+                "the owners of the key whose vote B had not heard, and D: did it vote on the key B's yes covered?");
 
         engine.deliverDirect(A, Message.encode(answerOfA));
         if (answerOfC != null) {
@@ -262,31 +262,153 @@ class LostKeyRecoveryTest {
      * originator, acknowledges it on that yes. B is then cut off too, before a rebalance moved k to a fresh owner:
      * k is lost. A merges back first with its copy, k = 1, which lacks C's write. Before the fix, A's copy won the
      * region and B's newer one was ignored when B came back: the acknowledged write was gone. B stayed in the group
-     * after A left, so only B can bring k back: k is refused until it does. Driven by hand on A, B and C; D and E went
-     * through everything C did, so their "done" messages are C's.
+     * after A left, so k is refused until B is back too; A's copy is taken, and B's, newer, wins (see
+     * {@link OwnersOfK}).
      */
     @Test
-    @Disabled("issue 8, open: reproduces an acknowledged write lost beyond the tolerance (C serves [1] after A's"
-            + " return); a fix that takes only the copies of the owners that left last was tried and not merged,"
-            + " see PARTIAL.md, 'Beyond the tolerance'")
     void anOwnerThatLeftBeforeTheOtherDoesNotBringTheKeyBackAlone() {
-        List<MemberId> all = List.of(A, B, C, D, E);
-        HashRing first = new HashRing(all, 2, 64);
-        HashRing withoutAAndB = new HashRing(List.of(C, D, E), 2, 64);
-        HashRing withoutB = new HashRing(List.of(A, C, D, E), 2, 64);
-        ByteKey k = keyWhere(key -> first.owners(key).containsAll(List.of(A, B)) && withoutAAndB.isOwner(C, key)
-                && withoutB.isOwner(C, key));
-        RecordingGroup ga = new RecordingGroup(A, B, C, D, E);
-        RecordingGroup gb = new RecordingGroup(B, A, C, D, E);
-        RecordingGroup gc = new RecordingGroup(C, A, B, D, E);
-        PartitionedEngine a = PartitionedEngine.builder().identity(A).build();
-        PartitionedEngine b = PartitionedEngine.builder().identity(B).build();
-        PartitionedEngine c = PartitionedEngine.builder().identity(C).build();
-        try {
+        try (OwnersOfK f = new OwnersOfK()) {
+            cutOff(f.a, f.ga, 2);
+            installed(new View(2, List.of(B, C, D, E), true), f.gb, f.b, f.gc, f.c);
+            // C multicast its transaction before A was excluded; B delivers it in view 2, before any rebalance.
+            f.b.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                    List.of(new Message.Write(f.k, new byte[] {2})), List.of(new Message.Check(f.k, 1)))));
+            assertArrayEquals(new byte[] {2}, f.b.ownedValue(f.k.bytes), "B's own yes covers k: A is not in its view");
+            assertTrue(f.gb.sent.stream().anyMatch(e -> e.getKey().equals(C)
+                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.seq() == 1 && v.positive()),
+                    "C hears B's yes, which covers k there: acknowledged");
+
+            cutOff(f.b, f.gb, 3);
+            f.c.deliverMulticast(C, Message.encode(new Message.Rebalance(2, List.of(B, C, D, E))));
+            doneLikeC(f.c, f.gc, 2, D, E);
+            installed(new View(3, List.of(C, D, E), true), f.gc, f.c); // B's done will not come: 2 completes
+            f.c.deliverMulticast(C, Message.encode(new Message.Rebalance(3, List.of(C, D, E))));
+            doneLikeC(f.c, f.gc, 3, D, E);
+            assertRefused(f.c, f.k, "both owners are gone");
+
+            assertArrayEquals(new byte[] {1}, f.a.ownedValue(f.k.bytes), "A's copy lacks C's transaction");
+            f.aBackFirst(4, "B stayed in the group after A left: A's copy may lack B's commits");
+
+            f.mergeAll(5);
+            List<Message.Recover> fromB = recoveries(f.gb);
+            assertEquals(1, fromB.size(), "B brings its copies of the keys it left last");
+            f.deliverRecoveries(B, fromB, f.a, f.b, f.c);
+            assertArrayEquals(new byte[] {2}, f.a.begin(true).get(f.k.bytes), "C's acknowledged write is back");
+        }
+    }
+
+    /**
+     * A and B own k; placement 2 completes at A but not at B (E's "done" has not reached B) when both are cut off
+     * in the same view. Nothing was written under placement 2 (B could not vote on it, and its transactions wait
+     * behind B's rebalance), so A's copy is complete. Both come back, A first: k is served again once B is back,
+     * though B never completed placement 2 and so holds no copy for it (it says it is back, with no keys). Before,
+     * B sent nothing, was never counted back, and k was refused for ever (review of the first fix, regression 1).
+     */
+    @Test
+    void anOwnerThatNeverCompletedThePlacementIsCountedBackWithoutACopy() {
+        try (OwnersOfK f = new OwnersOfK()) {
+            // Placement 2 (same members): completes at A and C, not at B (E's done is late).
+            installed(new View(2, f.all, true), f.ga, f.a, f.gb, f.b, f.gc, f.c);
+            byte[] rebalance2 = Message.encode(new Message.Rebalance(2, f.all));
+            for (PartitionedEngine e : List.of(f.a, f.b, f.c)) {
+                e.deliverMulticast(C, rebalance2);
+            }
+            f.a.deliverDirect(B, doneSent(f.gb, A, 2));
+            f.c.deliverDirect(B, doneSent(f.gb, C, 2));
+            f.b.deliverDirect(A, doneSent(f.ga, B, 2));
+            f.c.deliverDirect(A, doneSent(f.ga, C, 2));
+            for (MemberId m : List.of(C, D, E)) {
+                f.a.deliverDirect(m, doneSent(f.gc, A, 2));
+            }
+            for (MemberId m : List.of(C, D)) {
+                f.b.deliverDirect(m, doneSent(f.gc, B, 2));
+            }
+            doneLikeC(f.c, f.gc, 2, D, E);
+            assertTrue(f.a.isReady());
+            assertTrue(f.c.isReady());
+            assertTrue(!f.b.isReady(), "B still waits for E's done");
+
+            f.bothCutOff(3);
+
+            f.aBackFirst(4, "B left with A and is not back");
+
+            f.mergeAll(5);
+            assertTrue(f.b.isReady());
+            List<Message.Recover> fromB = recoveries(f.gb);
+            assertEquals(1, fromB.size(), "B says it is back");
+            assertTrue(!fromB.get(0).complete() && fromB.get(0).keys().isEmpty() && fromB.get(0).placement() == 2,
+                    "without copies: it never completed placement 2");
+            f.deliverRecoveries(B, fromB, f.a, f.b, f.c);
+            assertArrayEquals(new byte[] {1}, f.a.begin(true).get(f.k.bytes), "both owners are back: k is served");
+        }
+    }
+
+    /**
+     * A and B cut off in the same view; A voted yes on transaction 2 of D (k only) that B never received, and D may
+     * have acknowledged it on that yes. At the cut A's own yes covers its own keys, so it used to ask nobody, and
+     * nothing decided the transaction: A's copies were held, and k refused, for ever (review of the first fix,
+     * regression 2). A asks B; B never voted and never will, so A's yes was the only vote: committed, and in A's copy.
+     */
+    @Test
+    void anInDoubtTransactionOnlyItsOwnYesCoveredCommitsWhenTheOtherOwnerNeverVoted() {
+        try (OwnersOfK f = new OwnersOfK()) {
+            f.a.deliverMulticast(D, Message.encode(new Message.Transaction(false, 2, 1,
+                    ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(f.k, new byte[] {2})),
+                    List.of(new Message.Check(f.k, 1)))));
+            assertTrue(f.ga.sent.stream().anyMatch(e -> e.getKey().equals(D)
+                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.seq() == 2 && v.positive()));
+
+            f.bothCutOff(2);
+
+            f.mergeBack(f.b, f.gb, 3);
+            f.deliverRecoveries(B, recoveries(f.gb), f.b, f.c);
+            assertRefused(f.c, f.k, "A left with B and is not back");
+
+            f.mergeAll(4);
+            assertEquals(List.of(), recoveries(f.ga), "held: transaction 2 may have committed");
+            f.a.queryMissingVotes(0);
+            List<byte[]> queries = f.ga.sent.stream().filter(e -> e.getKey().equals(B)
+                    && Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.seq() == 2)
+                    .map(java.util.Map.Entry::getValue).toList();
+            assertTrue(!queries.isEmpty(), "A asks B whether it voted on the key only A's yes covered");
+            f.b.deliverDirect(A, queries.get(0));
+            byte[] answer = f.gb.sent.stream().filter(e -> e.getKey().equals(A)
+                    && Message.decode(e.getValue()) instanceof Message.NoVote).map(java.util.Map.Entry::getValue)
+                    .findFirst().orElseThrow(() -> new AssertionError("B never voted on it, and says so"));
+            f.a.deliverDirect(B, answer);
+            List<Message.Recover> fromA = recoveries(f.ga);
+            assertEquals(1, fromA.size(), "decided: A's copies go out");
+            f.deliverRecoveries(A, fromA, f.a, f.b, f.c);
+            assertArrayEquals(new byte[] {2}, f.a.begin(true).get(f.k.bytes),
+                    "A's yes was the only vote on transaction 2 (D may have acknowledged it): committed");
+        }
+    }
+
+    /**
+     * A, B and C of [A, B, C, D, E], driven by hand, placement 1 in place; D and E went through everything C did,
+     * so their "done" messages are C's. k is owned by A and B under placement 1, and by C without B and without A
+     * and B; transaction 1 of D wrote k = 1, and A and B voted yes and heard each other.
+     */
+    private static final class OwnersOfK implements AutoCloseable {
+        final List<MemberId> all = List.of(A, B, C, D, E);
+        final ByteKey k;
+        final RecordingGroup ga = new RecordingGroup(A, B, C, D, E);
+        final RecordingGroup gb = new RecordingGroup(B, A, C, D, E);
+        final RecordingGroup gc = new RecordingGroup(C, A, B, D, E);
+        final PartitionedEngine a = PartitionedEngine.builder().identity(A).build();
+        final PartitionedEngine b = PartitionedEngine.builder().identity(B).build();
+        final PartitionedEngine c = PartitionedEngine.builder().identity(C).build();
+
+        OwnersOfK() {
+            HashRing first = new HashRing(all, 2, 64);
+            HashRing withoutAAndB = new HashRing(List.of(C, D, E), 2, 64);
+            HashRing withoutB = new HashRing(List.of(A, C, D, E), 2, 64);
+            HashRing withoutA = new HashRing(List.of(B, C, D, E), 2, 64);
+            k = keyWhere(key -> first.owners(key).containsAll(List.of(A, B)) && withoutAAndB.isOwner(C, key)
+                    && withoutB.isOwner(C, key) && withoutA.isOwner(C, key));
             place(a, ga, all);
             place(b, gb, all);
             place(c, gc, all);
-            // Transaction 1 of D writes k = 1; A and B vote yes and hear each other.
             byte[] t1 = Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
                     List.of(new Message.Write(k, new byte[] {1})), List.of()));
             a.deliverMulticast(D, t1);
@@ -294,64 +416,72 @@ class LostKeyRecoveryTest {
             a.deliverDirect(B, Message.encode(new Message.Vote(D, 1, null)));
             b.deliverDirect(A, Message.encode(new Message.Vote(D, 1, null)));
             assertArrayEquals(new byte[] {1}, a.ownedValue(k.bytes));
+            assertArrayEquals(new byte[] {1}, b.ownedValue(k.bytes));
+        }
 
-            cutOff(a, ga, 2);
-            installed(new View(2, List.of(B, C, D, E), true), gb, b, gc, c);
-            // C multicast its transaction before A was excluded; B delivers it in view 2, before any rebalance.
-            b.deliverMulticast(C, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                    List.of(new Message.Write(k, new byte[] {2})), List.of(new Message.Check(k, 1)))));
-            assertArrayEquals(new byte[] {2}, b.ownedValue(k.bytes), "B's own yes covers k: A is not in its view");
-            assertTrue(gb.sent.stream().anyMatch(e -> e.getKey().equals(C)
-                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.seq() == 1 && v.positive()),
-                    "C hears B's yes, which covers k there: acknowledged");
-
-            cutOff(b, gb, 3);
-            c.deliverMulticast(C, Message.encode(new Message.Rebalance(2, List.of(B, C, D, E))));
-            doneLikeC(c, gc, 2, D, E);
-            installed(new View(3, List.of(C, D, E), true), gc, c); // B's done will not come: rebalance 2 completes
-            c.deliverMulticast(C, Message.encode(new Message.Rebalance(3, List.of(C, D, E))));
-            doneLikeC(c, gc, 3, D, E);
+        /** A and B are cut off in the same view {@code epoch}; C, D and E go through its rebalance: k is lost. */
+        void bothCutOff(long epoch) {
+            cutOff(a, ga, epoch);
+            cutOff(b, gb, epoch);
+            installed(new View(epoch, List.of(C, D, E), true), gc, c);
+            c.deliverMulticast(C, Message.encode(new Message.Rebalance(epoch, List.of(C, D, E))));
+            doneLikeC(c, gc, epoch, D, E);
             assertRefused(c, k, "both owners are gone");
+        }
 
-            // A merges back first.
-            assertArrayEquals(new byte[] {1}, a.ownedValue(k.bytes), "A's copy lacks C's transaction");
-            installed(new View(4, List.of(A, C, D, E), true), ga, a, gc, c);
-            byte[] rebalance4 = Message.encode(new Message.Rebalance(4, List.of(A, C, D, E)));
-            a.deliverMulticast(C, rebalance4);
-            c.deliverMulticast(C, rebalance4);
-            c.deliverDirect(A, doneSent(ga, C, 4));
-            doneLikeC(c, gc, 4, D, E);
+        /** {@code x} (A or B), cut off, merges back into C, D and E in view {@code epoch}, and its rebalance. */
+        void mergeBack(PartitionedEngine x, RecordingGroup gx, long epoch) {
+            List<MemberId> members = new java.util.ArrayList<>(List.of(C, D, E));
+            members.add(0, gx.self());
+            installed(new View(epoch, members, true), gx, x, gc, c);
+            byte[] rebalance = Message.encode(new Message.Rebalance(epoch, members));
+            x.deliverMulticast(C, rebalance);
+            c.deliverMulticast(C, rebalance);
+            c.deliverDirect(gx.self(), doneSent(gx, C, epoch));
+            doneLikeC(c, gc, epoch, D, E);
             for (MemberId m : List.of(C, D, E)) {
-                a.deliverDirect(m, doneSent(gc, A, 4));
+                x.deliverDirect(m, doneSent(gc, gx.self(), epoch));
             }
+        }
+
+        /** A merges back first (view {@code epoch}) with its copies, taken; B is not back, so k is still refused. */
+        void aBackFirst(long epoch, String why) {
+            mergeBack(a, ga, epoch);
             List<Message.Recover> fromA = recoveries(ga);
             assertEquals(1, fromA.size(), "A is back with its copies of lost keys");
-            a.deliverMulticast(A, Message.encode(fromA.get(0)));
-            c.deliverMulticast(A, Message.encode(fromA.get(0)));
-            assertRefused(c, k, "B stayed in the group after A left: A's copy may lack B's commits, so k waits for B");
+            deliverRecoveries(A, fromA, a, c);
+            assertRefused(c, k, why);
+        }
 
-            // B merges back.
-            installed(new View(5, all, true), ga, a, gb, b, gc, c);
-            byte[] rebalance5 = Message.encode(new Message.Rebalance(5, all));
+        /** Everyone is in view {@code epoch} and through its rebalance. */
+        void mergeAll(long epoch) {
+            installed(new View(epoch, all, true), ga, a, gb, b, gc, c);
+            byte[] rebalance = Message.encode(new Message.Rebalance(epoch, all));
             for (PartitionedEngine e : List.of(a, b, c)) {
-                e.deliverMulticast(C, rebalance5);
+                e.deliverMulticast(C, rebalance);
             }
-            b.deliverDirect(A, doneSent(ga, B, 5));
-            c.deliverDirect(A, doneSent(ga, C, 5));
-            a.deliverDirect(B, doneSent(gb, A, 5));
-            c.deliverDirect(B, doneSent(gb, C, 5));
+            b.deliverDirect(A, doneSent(ga, B, epoch));
+            c.deliverDirect(A, doneSent(ga, C, epoch));
+            a.deliverDirect(B, doneSent(gb, A, epoch));
+            c.deliverDirect(B, doneSent(gb, C, epoch));
             for (MemberId m : List.of(C, D, E)) {
-                a.deliverDirect(m, doneSent(gc, A, 5));
-                b.deliverDirect(m, doneSent(gc, B, 5));
+                a.deliverDirect(m, doneSent(gc, A, epoch));
+                b.deliverDirect(m, doneSent(gc, B, epoch));
             }
-            doneLikeC(c, gc, 5, D, E);
-            List<Message.Recover> fromB = recoveries(gb);
-            assertEquals(1, fromB.size(), "B brings its copies of the keys it left last");
-            for (PartitionedEngine e : List.of(a, b, c)) {
-                e.deliverMulticast(B, Message.encode(fromB.get(0)));
+            doneLikeC(c, gc, epoch, D, E);
+        }
+
+        /** Delivers the recoveries multicast by {@code from} to each engine, in order. */
+        void deliverRecoveries(MemberId from, List<Message.Recover> recoveries, PartitionedEngine... to) {
+            for (Message.Recover r : recoveries) {
+                for (PartitionedEngine e : to) {
+                    e.deliverMulticast(from, Message.encode(r));
+                }
             }
-            assertArrayEquals(new byte[] {2}, a.begin(true).get(k.bytes), "C's acknowledged write is back");
-        } finally {
+        }
+
+        @Override
+        public void close() {
             a.close();
             b.close();
             c.close();

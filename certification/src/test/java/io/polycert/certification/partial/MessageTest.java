@@ -76,9 +76,14 @@ class MessageTest {
                 new Message.Done(Long.MIN_VALUE, -1),
                 new Message.Done(9, 7, List.of(a, b), List.of(new Message.Lost(7, List.of(a, b), List.of(b)),
                         new Message.Lost(-1, List.of(b), List.of()))),
+                new Message.Done(9, 7, List.of(a, b), List.of(0L, 8L), List.of(new Message.Lost(7, List.of(a, b),
+                        List.of(a), List.of(0L, Long.MAX_VALUE)))),
+                new Message.Done(9, 7, List.of(a, b), List.of(0L, 8L), List.of(new Message.Lost(7, List.of(a, b),
+                        List.of(a), List.of(0L, 8L), List.of(b)))),
                 new Message.Recover(7, List.of(key("r1"), key("r2")), new long[] {3, Long.MAX_VALUE},
                         Arrays.asList(new byte[] {1}, null)),
-                new Message.Recover(0, List.of(), new long[0], List.of()));
+                new Message.Recover(0, List.of(), new long[0], List.of()),
+                new Message.Recover(4, List.of(), new long[0], List.of(), false));
     }
 
     @Test
@@ -143,6 +148,26 @@ class MessageTest {
     void rebalanceNamingNoMemberIsRejected() {
         byte[] bytes = Message.encode(new Message.Rebalance(1, List.of()));
         assertThrows(CodecException.class, () -> Message.decode(bytes));
+    }
+
+    @Test
+    void departuresThatDoNotMatchTheMembersAreRejected() {
+        MemberId a = MemberId.random("a");
+        byte[] done = Message.encode(new Message.Done(2, 1, List.of(a), List.of(1L, 2L), List.of()));
+        assertThrows(CodecException.class, () -> Message.decode(done));
+        byte[] region = Message.encode(new Message.Done(2, 1, List.of(), List.of(new Message.Lost(1, List.of(a),
+                List.of(), List.of(1L, 2L)))));
+        assertThrows(CodecException.class, () -> Message.decode(region));
+    }
+
+    @Test
+    void negativeDeparturesAreRejected() {
+        MemberId a = MemberId.random("a");
+        byte[] done = Message.encode(new Message.Done(2, 1, List.of(a), List.of(-1L), List.of()));
+        assertThrows(CodecException.class, () -> Message.decode(done));
+        byte[] region = Message.encode(new Message.Done(2, 1, List.of(), List.of(new Message.Lost(1, List.of(a),
+                List.of(), List.of(-5L)))));
+        assertThrows(CodecException.class, () -> Message.decode(region));
     }
 
     @Test
@@ -393,18 +418,33 @@ class MessageTest {
                     values.add(nullableBytes(r));
                 }
                 yield r.nextBoolean() ? new Message.Data(randomLong(r), keys, versions, values)
-                        : new Message.Recover(randomLong(r), keys, versions, values);
+                        : new Message.Recover(randomLong(r), keys, versions, values, r.nextBoolean());
             }
             case 10 -> r.nextBoolean() ? new Message.VoteQuery(randomMember(r), randomLong(r), randomLong(r))
                     : new Message.NoVote(randomMember(r), randomLong(r));
             default -> {
                 List<Message.Lost> lost = new ArrayList<>();
                 for (int i = r.nextInt(3); i > 0; i--) {
-                    lost.add(new Message.Lost(randomLong(r), randomMembers(r, 1), randomMembers(r, 0)));
+                    List<MemberId> ring = randomMembers(r, 1);
+                    lost.add(new Message.Lost(randomLong(r), ring, randomMembers(r, 0), randomLongs(r, ring.size()),
+                            randomMembers(r, 0)));
                 }
-                yield new Message.Done(randomLong(r), randomLong(r), randomMembers(r, 0), lost);
+                List<MemberId> previous = randomMembers(r, 0);
+                yield new Message.Done(randomLong(r), randomLong(r), previous, randomLongs(r, previous.size()), lost);
             }
         };
+    }
+
+    /** Departures for {@code n} members, or none: epochs, never negative (decoding refuses those). */
+    private static List<Long> randomLongs(SplittableRandom r, int n) {
+        List<Long> longs = new ArrayList<>();
+        if (r.nextBoolean()) {
+            for (int i = 0; i < n; i++) {
+                long v = randomLong(r);
+                longs.add(v < 0 ? (v == Long.MIN_VALUE ? Long.MAX_VALUE : -v) : v);
+            }
+        }
+        return longs;
     }
 
     private static List<MemberId> randomMembers(SplittableRandom r, int least) {
@@ -529,6 +569,7 @@ class MessageTest {
         } else if (expected instanceof Message.Recover e) {
             Message.Recover a = (Message.Recover) actual;
             assertEquals(e.placement(), a.placement(), where + ": placement");
+            assertEquals(e.complete(), a.complete(), where + ": complete");
             assertEquals(e.keys().size(), a.keys().size(), where + ": key count");
             assertArrayEquals(e.versions(), a.versions(), where + ": versions");
             for (int i = 0; i < e.keys().size(); i++) {
