@@ -139,6 +139,20 @@ final class PartitionedCluster implements AutoCloseable {
         }
     }
 
+    /**
+     * {@link #awaitValues} where some transactions' outcomes are unknown: waits until the owners hold one of the
+     * {@code candidates} (one per combination of those outcomes), and fails naming what differs from the first.
+     */
+    void awaitValuesAmong(String map, List<? extends Map<?, ?>> candidates, int degree) {
+        try {
+            Await.until("the keys of " + map + " at the values of one of " + candidates.size() + " possible outcomes",
+                    () -> candidates.stream().anyMatch(c -> differences(map, c, degree).isEmpty()));
+        } catch (AssertionError timedOut) {
+            assertEquals("", differences(map, candidates.get(0), degree),
+                    "owners of " + map + " hold none of the " + candidates.size() + " possible outcomes; against the first");
+        }
+    }
+
     private String differences(String map, Map<?, ?> expected, int degree) {
         StringBuilder sb = new StringBuilder();
         expected.forEach((key, value) -> {
