@@ -99,12 +99,11 @@ public final class SwitchingBenchmark {
                             run.committedPerSecond(), mixText(run.mix()));
                     if (c.perReplica().get(0) instanceof UcbOracle ucb) {
                         out.println("      r0 " + ucb.describe(readSet));
-                    } else if (c.perReplica().get(0) instanceof CostModelOracle) {
-                        // Each replica decides on its own forecasts: print every replica's.
-                        for (int r = 0; r < c.perReplica().size(); r++) {
-                            if (c.perReplica().get(r) instanceof CostModelOracle cost) {
-                                out.println("      r" + r + " " + cost.describe(new TransactionProfile(readSet, 2, 16)));
-                            }
+                    }
+                    // The decision tree: every replica's forecasts, as each decides on its own.
+                    for (int r = 0; r < c.perReplica().size(); r++) {
+                        if (c.perReplica().get(r) instanceof CostModelOracle cost) {
+                            out.println("      r" + r + " " + cost.describe(new TransactionProfile(readSet, 2, 16)));
                         }
                     }
                 }

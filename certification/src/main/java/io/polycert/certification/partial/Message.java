@@ -83,7 +83,7 @@ sealed interface Message {
      * another's missed a placement, and its data may have diverged. {@code previousMembers} are the members of
      * that placement (empty for none), and {@code previousLeft}, for each of them, the epoch of the first primary
      * view after that placement, up to this epoch, that it was not in (0 if none; the list is empty when not
-     * known): the order in which owners left tells whose copy of a lost key is the newest (see {@link LostRegion}).
+     * known): the order in which owners left tells when a lost key can be served again (see {@link LostRegion}).
      * {@code lost} are the regions of keys it knows no fresh copy of.
      */
     record Done(long epoch, long previousEpoch, List<MemberId> previousMembers, List<Long> previousLeft,
@@ -205,13 +205,13 @@ sealed interface Message {
         } else if (m instanceof Done d) {
             out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
             writeMembers(out, d.previousMembers());
-            writeLongs(out, d.previousLeft());
+            writeDepartures(out, d.previousLeft());
             out.writeVarInt(d.lost().size());
             for (Lost l : d.lost()) {
                 out.writeVarLong(l.placement());
                 writeMembers(out, l.ring());
                 writeMembers(out, l.holders());
-                writeLongs(out, l.left());
+                writeDepartures(out, l.left());
                 writeMembers(out, l.answered());
             }
         }
@@ -289,7 +289,7 @@ sealed interface Message {
                 long epoch = in.readVarLong();
                 long previous = in.readVarLong();
                 List<MemberId> previousMembers = readMembers(in);
-                List<Long> previousLeft = readLongs(in, previousMembers.size(), "previous members");
+                List<Long> previousLeft = readDepartures(in, previousMembers.size(), "previous members");
                 int n = count(in.readVarInt());
                 List<Lost> lost = new ArrayList<>(Math.min(n, 64));
                 for (int i = 0; i < n; i++) {
@@ -299,7 +299,7 @@ sealed interface Message {
                         throw new CodecException("a lost region names no placement member");
                     }
                     List<MemberId> holders = readMembers(in);
-                    List<Long> left = readLongs(in, ring.size(), "placement members");
+                    List<Long> left = readDepartures(in, ring.size(), "placement members");
                     lost.add(new Lost(placement, ring, holders, left, readMembers(in)));
                 }
                 yield new Done(epoch, previous, previousMembers, previousLeft, lost);
@@ -334,15 +334,15 @@ sealed interface Message {
         return members;
     }
 
-    private static void writeLongs(ValueOutput out, List<Long> longs) {
+    private static void writeDepartures(ValueOutput out, List<Long> longs) {
         out.writeVarInt(longs.size());
         for (long l : longs) {
             out.writeVarLong(l);
         }
     }
 
-    /** A list of longs, one per member of a list of {@code members} members, or empty. */
-    private static List<Long> readLongs(ValueInput in, int members, String what) {
+    /** Departures (epochs, 0 for none), one per member of a list of {@code members} members, or none. */
+    private static List<Long> readDepartures(ValueInput in, int members, String what) {
         int n = count(in.readVarInt());
         if (n != 0 && n != members) {
             throw new CodecException(n + " departures for " + members + " " + what);

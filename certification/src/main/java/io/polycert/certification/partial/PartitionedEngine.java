@@ -2305,8 +2305,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     /**
-     * This member's copies of keys it owned in lost regions of the placement its data is complete for, and left
-     * last (see {@link LostRegion#takesFrom}): a copy no member would take would only be sent for nothing.
+     * This member's copies of keys it owned in lost regions of the placement its data is complete for, and that
+     * are still refused ({@link LostRegion#takesFrom}): a copy no member would take would only be sent for nothing.
      */
     private Map<ByteKey, Versioned> recoverableCopies(List<LostRegion> regions) {
         Map<ByteKey, Versioned> copies = null;
