@@ -385,6 +385,75 @@ class LostKeyRecoveryTest {
     }
 
     /**
+     * The own-yes rule over two keys (issue 8). Transaction 2 of D writes k (owners A and B, lost at the cut) and k2
+     * (owners A and C). A and C deliver it and vote yes; C hears A's yes and commits; A is cut off with B before
+     * C's yes reaches it. Back, A knows only its own yes on either key, so it asks B (for k) and C (for k2). B never
+     * voted: that settles k, not k2, and A holds its copies until C answers. C committed, so A does too, and k's
+     * copy carries the write. Deciding on B's word alone would be deciding with C's unknown (next test).
+     */
+    @Test
+    void anInDoubtTransactionOnTwoKeysWaitsForAWordOnEachAndCommitsOnTheOtherOwnersYes() {
+        try (OwnersOfK f = new OwnersOfK()) {
+            ByteKey k2 = f.keyOfAAndC();
+            byte[] t2 = f.transaction2(k2);
+            f.a.deliverMulticast(D, t2);
+            f.c.deliverMulticast(D, t2);
+            f.c.deliverDirect(A, voteSent(f.ga, C, 2));
+            assertArrayEquals(new byte[] {2}, f.c.ownedValue(k2.bytes), "C commits on A's yes, which covers k and k2");
+
+            f.bothCutOff(2); // C's yes never reaches A
+            f.mergeBack(f.b, f.gb, 3);
+            f.deliverRecoveries(B, recoveries(f.gb), f.b, f.c);
+            f.mergeAll(4);
+            f.askedAndAnsweredByB(2);
+            assertEquals(List.of(), recoveries(f.ga), "held: B's word settles k, and k2's other owner, C, has not"
+                    + " answered");
+
+            f.a.deliverDirect(C, f.answerTo(f.c, f.gc, 2));
+            List<Message.Recover> fromA = recoveries(f.ga);
+            assertEquals(1, fromA.size(), "C's yes decides it: A's copies go out");
+            f.deliverRecoveries(A, fromA, f.a, f.b, f.c);
+            assertArrayEquals(new byte[] {2}, f.a.begin(true).get(f.k.bytes), "committed, as at C: k carries the write");
+        }
+    }
+
+    /**
+     * As above, but C refused transaction 2 (an order that differs from A's: A, cut off, may have ordered it
+     * otherwise, as total order among destinations holds only for those that stay). B's word that it never voted
+     * does not decide it; C's refusal does: aborted, and k comes back without the write.
+     */
+    @Test
+    void anInDoubtTransactionOnTwoKeysAbortsOnTheOtherOwnersRefusalThoughTheFirstNeverVoted() {
+        try (OwnersOfK f = new OwnersOfK()) {
+            ByteKey k2 = f.keyOfAAndC();
+            f.a.deliverMulticast(D, f.transaction2(k2));
+
+            f.bothCutOff(2);
+            f.mergeBack(f.b, f.gb, 3);
+            f.deliverRecoveries(B, recoveries(f.gb), f.b, f.c);
+            f.mergeAll(4);
+            f.askedAndAnsweredByB(2);
+            assertEquals(List.of(), recoveries(f.ga), "held: k2's other owner, C, has not answered");
+
+            f.a.deliverDirect(C, Message.encode(new Message.Vote(D, 2, AbortCause.CONFLICT)));
+            List<Message.Recover> fromA = recoveries(f.ga);
+            assertEquals(1, fromA.size(), "C's refusal decides it: A's copies go out");
+            f.deliverRecoveries(A, fromA, f.a, f.b, f.c);
+            assertArrayEquals(new byte[] {1}, f.a.begin(true).get(f.k.bytes), "aborted: k comes back without it");
+        }
+    }
+
+    /** The vote on transaction {@code seq} of D that the group's member sent to {@code to}. */
+    private static byte[] voteSent(RecordingGroup from, MemberId to, long seq) {
+        synchronized (from) {
+            return from.sent.stream().filter(e -> e.getKey().equals(to)
+                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.origin().equals(D) && v.seq() == seq)
+                    .map(java.util.Map.Entry::getValue).findFirst()
+                    .orElseThrow(() -> new AssertionError(from.self() + " sent no vote on " + seq + " to " + to));
+        }
+    }
+
+    /**
      * A, B and C of [A, B, C, D, E], driven by hand, placement 1 in place; D and E went through everything C did,
      * so their "done" messages are C's. k is owned by A and B under placement 1, and by C without B and without A
      * and B; transaction 1 of D wrote k = 1, and A and B voted yes and heard each other.
@@ -469,6 +538,52 @@ class LostKeyRecoveryTest {
                 b.deliverDirect(m, doneSent(gc, B, epoch));
             }
             doneLikeC(c, gc, epoch, D, E);
+        }
+
+        /** A key of A and C under placement 1 that C keeps when A and B are cut off. */
+        ByteKey keyOfAAndC() {
+            HashRing first = new HashRing(all, 2, 64);
+            HashRing withoutAAndB = new HashRing(List.of(C, D, E), 2, 64);
+            return keyWhere(key -> first.owners(key).containsAll(List.of(A, C)) && withoutAAndB.isOwner(C, key));
+        }
+
+        /** Transaction 2 of D: writes 2 to k and to {@code k2}, having read k at version 1 and k2 absent. */
+        byte[] transaction2(ByteKey k2) {
+            return Message.encode(new Message.Transaction(false, 2, 1, ConsistencyLevel.SERIALIZABLE,
+                    List.of(new Message.Write(k, new byte[] {2}), new Message.Write(k2, new byte[] {2})),
+                    List.of(new Message.Check(k, 1), new Message.Check(k2, 0))));
+        }
+
+        /**
+         * A, back with transaction {@code seq} in doubt, asks the other owners of its keys, B and C among them; B,
+         * which never received it, answers that it never voted, and A hears it.
+         */
+        void askedAndAnsweredByB(long seq) {
+            a.queryMissingVotes(0);
+            assertTrue(queryTo(B, seq) != null && queryTo(C, seq) != null, "A asks B (k) and C (k2)");
+            b.deliverDirect(A, queryTo(B, seq));
+            byte[] noVote;
+            synchronized (gb) {
+                noVote = gb.sent.stream().filter(e -> e.getKey().equals(A)
+                        && Message.decode(e.getValue()) instanceof Message.NoVote n && n.seq() == seq)
+                        .map(java.util.Map.Entry::getValue).findFirst()
+                        .orElseThrow(() -> new AssertionError("B never voted on " + seq + ", and says so"));
+            }
+            a.deliverDirect(B, noVote);
+        }
+
+        /** What {@code x} answers to A's query about transaction {@code seq}. */
+        byte[] answerTo(PartitionedEngine x, RecordingGroup gx, long seq) {
+            x.deliverDirect(A, queryTo(gx.self(), seq));
+            return voteSent(gx, A, seq);
+        }
+
+        private byte[] queryTo(MemberId to, long seq) {
+            synchronized (ga) {
+                return ga.sent.stream().filter(e -> e.getKey().equals(to)
+                        && Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.seq() == seq)
+                        .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
+            }
         }
 
         /** Delivers the recoveries multicast by {@code from} to each engine, in order. */
