@@ -401,18 +401,10 @@ class LostKeyRecoveryTest {
             f.c.deliverDirect(A, voteSent(f.ga, C, 2));
             assertArrayEquals(new byte[] {2}, f.c.ownedValue(k2.bytes), "C commits on A's yes, which covers k and k2");
 
-            f.bothCutOff(2); // C's yes never reaches A
-            f.mergeBack(f.b, f.gb, 3);
-            f.deliverRecoveries(B, recoveries(f.gb), f.b, f.c);
-            f.mergeAll(4);
-            f.askedAndAnsweredByB(2);
-            assertEquals(List.of(), recoveries(f.ga), "held: B's word settles k, and k2's other owner, C, has not"
-                    + " answered");
+            f.backWithTransaction2HeldAfterBsWord(); // C's yes never reached A
 
             f.a.deliverDirect(C, f.answerTo(f.c, f.gc, 2));
-            List<Message.Recover> fromA = recoveries(f.ga);
-            assertEquals(1, fromA.size(), "C's yes decides it: A's copies go out");
-            f.deliverRecoveries(A, fromA, f.a, f.b, f.c);
+            f.aSendsItsCopies("C's yes decides it");
             assertArrayEquals(new byte[] {2}, f.a.begin(true).get(f.k.bytes), "committed, as at C: k carries the write");
         }
     }
@@ -428,17 +420,10 @@ class LostKeyRecoveryTest {
             ByteKey k2 = f.keyOfAAndC();
             f.a.deliverMulticast(D, f.transaction2(k2));
 
-            f.bothCutOff(2);
-            f.mergeBack(f.b, f.gb, 3);
-            f.deliverRecoveries(B, recoveries(f.gb), f.b, f.c);
-            f.mergeAll(4);
-            f.askedAndAnsweredByB(2);
-            assertEquals(List.of(), recoveries(f.ga), "held: k2's other owner, C, has not answered");
+            f.backWithTransaction2HeldAfterBsWord();
 
             f.a.deliverDirect(C, Message.encode(new Message.Vote(D, 2, AbortCause.CONFLICT)));
-            List<Message.Recover> fromA = recoveries(f.ga);
-            assertEquals(1, fromA.size(), "C's refusal decides it: A's copies go out");
-            f.deliverRecoveries(A, fromA, f.a, f.b, f.c);
+            f.aSendsItsCopies("C's refusal decides it");
             assertArrayEquals(new byte[] {1}, f.a.begin(true).get(f.k.bytes), "aborted: k comes back without it");
         }
     }
@@ -555,10 +540,15 @@ class LostKeyRecoveryTest {
         }
 
         /**
-         * A, back with transaction {@code seq} in doubt, asks the other owners of its keys, B and C among them; B,
-         * which never received it, answers that it never voted, and A hears it.
+         * A and B are cut off, B comes back, then A, with transaction 2 in doubt: it asks B (k) and C (k2); B, which
+         * never received it, answers that it never voted. That settles k only: A still holds its copies.
          */
-        void askedAndAnsweredByB(long seq) {
+        void backWithTransaction2HeldAfterBsWord() {
+            bothCutOff(2);
+            mergeBack(b, gb, 3);
+            deliverRecoveries(B, recoveries(gb), b, c);
+            mergeAll(4);
+            long seq = 2;
             a.queryMissingVotes(0);
             assertTrue(queryTo(B, seq) != null && queryTo(C, seq) != null, "A asks B (k) and C (k2)");
             b.deliverDirect(A, queryTo(B, seq));
@@ -570,6 +560,15 @@ class LostKeyRecoveryTest {
                         .orElseThrow(() -> new AssertionError("B never voted on " + seq + ", and says so"));
             }
             a.deliverDirect(B, noVote);
+            assertEquals(List.of(), recoveries(ga), "held: B's word settles k, and k2's other owner, C, has not"
+                    + " answered");
+        }
+
+        /** A's copies go out, decided {@code why}, and every engine takes them. */
+        void aSendsItsCopies(String why) {
+            List<Message.Recover> fromA = recoveries(ga);
+            assertEquals(1, fromA.size(), why + ": A's copies go out");
+            deliverRecoveries(A, fromA, a, b, c);
         }
 
         /** What {@code x} answers to A's query about transaction {@code seq}. */
