@@ -28,8 +28,9 @@ class GroupStackTest {
     }
 
     /**
-     * A member back from loss or a stop receives what it missed by retransmission, one round a second: JGroups'
-     * 1,024 multicasts per sender a round made a backlog of 10^4 take 10 s or more (RELIABILITY.md, bug 8).
+     * A member back from loss or a stop receives what it missed by retransmission, one round a second, each round
+     * looking for gaps within max_xmit_req_size sequence numbers of each sender: JGroups' 1,024 made a backlog of
+     * 10^4 take 10 s or more (RELIABILITY.md, bug 8).
      */
     @Test
     void everyStackWeShipAsksForLargeRetransmissions() throws Exception {
