@@ -237,8 +237,8 @@ public final class GroupStack {
         }
         // A merge's subgroup coordinators wait half the merge timeout for their members' digests. A member excluded
         // while stopped still lists in its view members that ignore it, so it always waits that long; meanwhile the
-        // others go on multicasting, and all of it reaches the merged member only by retransmission (a
-        // round a second) before anything of the new view. JGroups' 5 s made that 2.5 s of traffic.
+        // others go on multicasting, and all of it reaches the merged member only by retransmission (rounds of
+        // xmit_interval, above) before anything of the new view. JGroups' 5 s made that 2.5 s of traffic.
         GMS gms = new GMS().setJoinTimeout(Math.max(500, timeout / 2)).setMergeTimeout(MERGE_TIMEOUT_MS)
                 .printLocalAddress(false);
         if (kind == Kind.EMBEDDED) {
