@@ -52,6 +52,8 @@ import org.slf4j.LoggerFactory;
  * originator and every destination on their own: no outcome message, so an originator crash cannot leave keys
  * locked. A member's own yes covers a key only once no other owner of it in its view can still vote (see
  * {@link #covers}): a member excluded without noticing must hear the others before it applies or acknowledges.
+ * For the same reason the originator reports an abort only once a refusal stands, in general once every owner of
+ * one key refused (see {@link #settleRefusals}).
  *
  * <p><b>Placement changes.</b> On every view change the coordinator multicasts a rebalance to all members. Each
  * member processes it after every transaction delivered before it has finished and before any delivered after
@@ -85,10 +87,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> destinations = new LinkedHashSet<>();
         final Set<MemberId> awaitingPrepareVotes;
         final CompletableFuture<Void> outcome = new CompletableFuture<>();
-        /** This member's own refusal, held back until it stands or is contradicted (see settleOwnRefusal). */
-        AbortCause ownRefusal;
-        /** When the refusal was held (System.nanoTime), to ask the silent owners after a while. */
-        long ownRefusalAtNanos;
+        /**
+         * The refusals heard, this member's own included, by voter: held back until one stands or they are
+         * contradicted (see settleRefusals).
+         */
+        final Map<MemberId, AbortCause> refusals = new LinkedHashMap<>(4);
+        /** When the first refusal was held (System.nanoTime), to ask the silent owners after a while. */
+        long refusedAtNanos;
         /** Other owners that said they never voted on it and never will (see onNoVote). */
         final Set<MemberId> noVoters = new HashSet<>(2);
         /** The other members that voted yes. */
@@ -811,7 +816,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 .append(p.owners.size()).append(" keys");
         p.uncovered.stream().limit(3).forEach(k -> sb.append(", ").append(k).append(" owned by ")
                 .append(p.owners.get(k)));
-        sb.append("; yes from ").append(p.yesVoters).append(", own refusal ").append(p.ownRefusal)
+        sb.append("; yes from ").append(p.yesVoters).append(", refusals ").append(p.refusals)
                 .append("; placement ").append(p.epoch).append(", delivered placement ").append(deliveredEpoch)
                 .append(", view ").append(members);
         TxId id = new TxId(self, p.seq);
@@ -864,13 +869,17 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         if (!vote.positive()) {
             if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
                 rollback2pc(p);
-            } else if (voter.equals(self)) {
-                p.ownRefusal = vote.refusal();
-                p.ownRefusalAtNanos = System.nanoTime();
-                settleOwnRefusal(p, false);
+                p.outcome.completeExceptionally(refused(p, vote.refusal(), voter));
                 return;
             }
-            p.outcome.completeExceptionally(refused(p, vote.refusal(), voter));
+            if (!p.destinations.contains(voter)) {
+                return; // only the owners of its keys vote on it
+            }
+            if (p.refusals.isEmpty()) {
+                p.refusedAtNanos = System.nanoTime();
+            }
+            p.refusals.putIfAbsent(voter, vote.refusal());
+            settleRefusals(p, false);
             return;
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
@@ -889,14 +898,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             return;
         }
         p.uncovered.removeIf(k -> covers(voter, p.owners.get(k), null));
-        if (p.uncovered.isEmpty() && !isDestination(p.seq) && p.ownRefusal == null) {
+        if (p.uncovered.isEmpty() && !isDestination(p.seq) && p.refusals.isEmpty()) {
             p.outcome.complete(null);
         }
         // A destination itself, it reports a commit once it decided it (see decide): the other owners' votes can
         // come before its own delivery, and its client's next transaction would read its keys before the write.
         if (!voter.equals(self)) {
             p.yesVoters.add(voter);
-            settleOwnRefusal(p, false);
+            settleRefusals(p, false);
         }
     }
 
@@ -909,52 +918,94 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     /**
-     * Reports this member's own refusal of its own transaction at once only where no other owner of a key it
-     * holds is in its view; otherwise another owner's refusal confirms it (reported as it comes, like any other
-     * member's refusal). Why not at once: a member excluded without noticing can deliver its transaction after
-     * one that the members who resolved its multicast without it ordered after it, and refuse it where they
-     * commit it; "aborted" would then be false.
-     * The other owners vote alike when the orders agree, so this waits about a round trip for one of them. If
-     * every key it holds has a yes from another owner instead, the orders differ, and the outcome is unknown here;
-     * likewise if the others left after some of them said yes (which key the refusal was about is not known), and
-     * if they left only later ({@code afterViewChange}): one that resolved the transaction without this member may
-     * have committed it and gone, its yes never heard here. Owners that stay silent are asked after a while
-     * ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so ({@link Message.NoVote}), and
-     * a key whose every other owner says so had no yes from anyone, so the refusal stands.
+     * Reports a refusal of this member's transaction, its own or another owner's, only once it stands. Why not at
+     * once: a member excluded without noticing (paused, say) can deliver the transaction after one that the members
+     * who resolved its multicast without it ordered after it, and refuse it where they commit it; "aborted" would
+     * then be false, and {@code atomic} would run the transaction again. The originator, excluded together with that
+     * owner, would hear the refusal and not the others' yes. Owners of one key vote alike when their orders agree,
+     * so a refusal stands:
+     * <ul>
+     * <li>once every owner of some key has refused (or, asked again, answers that it decided an abort) or said it
+     *     never voted and never will: no owner's yes on that key is left to commit the transaction anywhere. This
+     *     member's own yes does not count against it: if it was excluded without noticing, its order is the one
+     *     that may differ; if the others were, their refusals reach it only after its view left them out;
+     * <li>once every other owner of each key the refuser holds (this member aside) has refused, said it never
+     *     will, or is out of this member's view, and none of them said yes; but not if that is so only because
+     *     some left since the refusal ({@code afterViewChange}): one that resolved the transaction without this
+     *     member may have committed it and gone, its yes never heard here.
+     * </ul>
+     * The outcome is unknown here if a refusal would stand only through owners that said yes or left since, if
+     * this member's own refusal is contradicted (every key it holds has a yes from another owner: their orders
+     * differ), or if every key of the transaction has another owner's yes. Another member's refusal is not taken
+     * as contradicted by a yes on its own keys alone: it may report an abort that member decided on a third
+     * owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own keys. Until then it
+     * waits, about a round trip in a group without faults: every owner sends the originator its refusal, even one
+     * that keeps a yes to itself ({@link #sendsVote}) or decided before it voted, and owners that stay silent are
+     * asked after a while ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so
+     * ({@link Message.NoVote}). The outcome timeout bounds the rest.
      */
-    private void settleOwnRefusal(Pending p, boolean afterViewChange) {
-        if (p.ownRefusal == null || p.outcome.isDone()) {
+    private void settleRefusals(Pending p, boolean afterViewChange) {
+        if (p.refusals.isEmpty() || p.outcome.isDone()) {
             return;
         }
         for (List<MemberId> keyOwners : p.owners.values()) {
-            if (keyOwners.contains(self) && keyOwners.size() > 1
-                    && keyOwners.stream().allMatch(o -> o.equals(self) || p.noVoters.contains(o))) {
-                // Every other owner of this key never voted and never will, and this member refused: nobody voted
-                // yes on the key, so no destination can have committed the transaction.
-                p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
+            MemberId refuser = null;
+            boolean noYesLeft = true;
+            for (MemberId o : keyOwners) {
+                if (p.refusals.containsKey(o)) {
+                    refuser = refuser == null ? o : refuser;
+                } else if (!o.equals(self) && !p.noVoters.contains(o)) {
+                    noYesLeft = false;
+                    break;
+                }
+            }
+            if (refuser != null && noYesLeft) {
+                p.outcome.completeExceptionally(refused(p, p.refusals.get(refuser), refuser));
                 return;
             }
         }
-        boolean stands = true;
-        boolean contradicted = true;
-        boolean anyYes = false;
-        for (List<MemberId> keyOwners : p.owners.values()) {
-            if (keyOwners.contains(self)) {
-                stands &= covers(self, keyOwners, null);
-                boolean yes = keyOwners.stream().anyMatch(p.yesVoters::contains);
+        boolean unknown = false;
+        for (Map.Entry<MemberId, AbortCause> refusal : p.refusals.entrySet()) {
+            MemberId refuser = refusal.getKey();
+            boolean holdsAny = false;
+            boolean stands = true;
+            boolean contradicted = true;
+            boolean anyYes = false;
+            for (List<MemberId> keyOwners : p.owners.values()) {
+                if (!keyOwners.contains(refuser)) {
+                    continue;
+                }
+                holdsAny = true;
+                boolean yes = false;
+                for (MemberId o : keyOwners) {
+                    if (!o.equals(refuser) && !o.equals(self)) {
+                        stands &= p.refusals.containsKey(o) || p.noVoters.contains(o) || !members.contains(o);
+                        yes |= p.yesVoters.contains(o);
+                    }
+                }
                 contradicted &= yes;
                 anyYes |= yes;
             }
+            if (!holdsAny) {
+                continue; // not an owner under the transaction's placement: its refusal says nothing
+            }
+            if (stands && !anyYes && !afterViewChange) {
+                p.outcome.completeExceptionally(refused(p, refusal.getValue(), refuser));
+                return;
+            }
+            unknown |= refuser.equals(self) ? stands || contradicted : stands;
         }
-        if (stands && !anyYes && !afterViewChange) {
-            p.outcome.completeExceptionally(refused(p, p.ownRefusal, self));
-        } else if (contradicted || stands) {
-            log.warn("{}: refused its own transaction {}, which other owners of its keys accepted or left without a"
-                    + " word: their order of transactions may differ from this member's", self, p.seq);
-            p.outcome.completeExceptionally(new OutcomeUnknownException("this member refused transaction " + p.seq
-                    + " (" + p.ownRefusal + ") where other owners of its keys accepted it or left without voting:"
-                    + " their order of transactions may differ from this member's (excluded without noticing?), so"
-                    + " it may have committed"));
+        // Every key has another owner's yes standing (not since turned into an abort it decided): no key can
+        // gather the refusals of all its owners any more.
+        unknown |= p.owners.values().stream().allMatch(keyOwners -> keyOwners.stream()
+                .anyMatch(o -> !o.equals(self) && p.yesVoters.contains(o) && !p.refusals.containsKey(o)));
+        if (unknown) {
+            log.warn("{}: transaction {} was refused by {} where other owners of the same keys accepted it or left"
+                    + " without a word: their orders of transactions may differ", self, p.seq, p.refusals.keySet());
+            p.outcome.completeExceptionally(new OutcomeUnknownException("transaction " + p.seq + " was refused by "
+                    + p.refusals + " where other owners of the same keys accepted it or left without voting: their"
+                    + " orders of transactions may differ (one excluded without noticing?), so it may have"
+                    + " committed"));
         }
     }
 
@@ -1145,7 +1196,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         // To the voters, every other destination and the originator, when they need it from this member.
         t.voteSent = sendsVote(t);
-        vote(t.id.origin, t.id, refusal, t.voteSent ? new ArrayList<>(t.voters) : List.of(), false);
+        // A refusal reaches the originator even from an owner that keeps its yes to itself (settleRefusals).
+        vote(t.id.origin, t.id, refusal, t.voteSent ? new ArrayList<>(t.voters) : List.of(), refusal != null);
         onRemoteVote(t, self, refusal);
     }
 
@@ -1154,7 +1206,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * owners vote alike, so the first two owners of each key (in placement order) send theirs and the others,
      * at degree 3 and more, stay silent: half the vote messages at degree 4. An owner also sends when one of
      * those two for a key it holds is not in its view (it stands in for it). A vote held back is still answered
-     * to a {@link Message.VoteQuery}.
+     * to a {@link Message.VoteQuery}, and a refusal held back still goes to the originator, which waits for every
+     * owner of a key to refuse before it reports an abort (see settleRefusals).
      */
     private boolean sendsVote(Remote r) {
         for (ByteKey k : r.lockKeys) {
@@ -1265,19 +1318,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             sendVoteQuery(ask, r.id.origin, r.id.seq, r.tx.epoch());
         }
-        // A held own refusal waits for the other owners of this member's keys; one that dropped the transaction
+        // A held refusal waits for the other owners of its refuser's keys; one that dropped the transaction
         // unvoted (cut off, then past its placement) would never answer unasked, and the client would wait out
         // the outcome timeout.
         for (Pending p : originated.values()) {
-            if (p.ownRefusal == null || p.outcome.isDone() || now - p.ownRefusalAtNanos < olderThanNanos) {
+            if (p.refusals.isEmpty() || p.outcome.isDone() || now - p.refusedAtNanos < olderThanNanos) {
                 continue;
             }
             Set<MemberId> ask = new LinkedHashSet<>();
             for (List<MemberId> keyOwners : p.owners.values()) {
-                if (keyOwners.contains(self)) {
+                if (keyOwners.stream().anyMatch(p.refusals::containsKey)) {
                     for (MemberId owner : keyOwners) {
-                        if (!owner.equals(self) && inView.contains(owner) && !p.yesVoters.contains(owner)
-                                && !p.noVoters.contains(owner)) {
+                        if (!owner.equals(self) && inView.contains(owner) && !p.refusals.containsKey(owner)
+                                && !p.yesVoters.contains(owner) && !p.noVoters.contains(owner)) {
                             ask.add(owner);
                         }
                     }
@@ -1344,10 +1397,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         TxId id = new TxId(n.origin(), n.seq());
         if (n.origin().equals(self)) {
             Pending p = originated.get(n.seq());
-            if (p != null && p.ownRefusal != null && p.destinations.contains(from)) {
-                // Nobody but this member can vote on the keys that owner shares with it: the refusal may stand.
+            if (p != null && !p.refusals.isEmpty() && p.destinations.contains(from)) {
+                // That owner will never vote yes: a refusal may stand.
                 p.noVoters.add(from);
-                settleOwnRefusal(p, false);
+                settleRefusals(p, false);
             }
         }
         Remote r = remotes.get(id);
@@ -1388,9 +1441,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         if (refusal != null) {
             decide(r, false);
-            if (voter.equals(r.id.origin) && !voter.equals(self) && !r.voted) {
-                // The originator holds its own refusal back until another owner's confirms it (settleOwnRefusal);
-                // decided by it before voting, this member would not vote at all. Only the originator hears this.
+            if (!r.voted && !voter.equals(self) && !r.id.origin.equals(self)) {
+                // The originator holds a refusal back until the other owners' confirm it (settleRefusals); decided
+                // by it before voting, this member would not vote at all, so it tells the originator its decision.
+                // Only the originator hears this. (An originator that is a destination has heard the refusal.)
                 r.voted = true;
                 r.refusal = refusal;
                 vote(r.id.origin, r.id, refusal, List.of());
@@ -1748,7 +1802,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         break;
                     }
                 }
-                settleOwnRefusal(p, true); // the other owners that left will not vote here
+                settleRefusals(p, true); // the other owners that left will not vote here
             }
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {

@@ -30,6 +30,8 @@ class MissedPlacementTest {
     private static final MemberId C = new MemberId(3, 3, "C");
     private static final List<MemberId> ALL = List.of(A, B, C);
     private static final HashRing RING = new HashRing(ALL, 2, 64);
+    /** How the other owner of a key answers a refusal (see answers). */
+    private static final String[] ANSWERS = {"refuses", "never voted", "accepts", "leaves"};
 
     private PartitionedEngine engine;
     private RecordingGroup group;
@@ -234,7 +236,7 @@ class MissedPlacementTest {
     @Test
     void anOwnRefusalWaitsForTheOtherOwner() throws Exception {
         long seqOfC = 0;
-        for (String answer : new String[] {"A refuses", "A never voted", "A accepts", "A leaves"}) {
+        for (String answer : ANSWERS) {
             Message.Transaction[] tx = new Message.Transaction[1];
             CompletableFuture<Throwable> own = ownCommitOf(ownedWithA, tx);
             // C's blind write of the key, ordered before B's transaction here: applied once A agrees.
@@ -246,31 +248,8 @@ class MissedPlacementTest {
             assertEquals(before + 1, engine.ownedVersion(ownedWithA.bytes));
             engine.deliverMulticast(B, Message.encode(tx[0])); // B validates its read: overwritten, it refuses
             assertFalse(completesWithin(own, 200), "B's own refusal does not decide alone (" + answer + ")");
-            switch (answer) {
-                case "A refuses" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(),
-                        io.polycert.core.AbortCause.CONFLICT)));
-                case "A accepts" -> engine.deliverDirect(A, Message.encode(new Message.Vote(B, tx[0].seq(), null)));
-                case "A never voted" -> {
-                    // A dropped it unvoted (cut off, then past its placement) and says nothing unasked.
-                    int before2 = group.sent.size();
-                    engine.queryMissingVotes(0);
-                    assertTrue(group.sent.subList(before2, group.sent.size()).stream().anyMatch(e -> e.getKey()
-                            .equals(A) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
-                            && q.origin().equals(B) && q.seq() == tx[0].seq()), "B asks A for its vote");
-                    engine.deliverDirect(A, Message.encode(new Message.NoVote(B, tx[0].seq())));
-                }
-                default -> {
-                    View withoutA = new View(2, List.of(B, C), true);
-                    group.install(withoutA);
-                    engine.viewInstalled(withoutA, -1);
-                }
-            }
-            Throwable outcome = own.get(10, TimeUnit.SECONDS);
-            if (answer.equals("A refuses") || answer.equals("A never voted")) {
-                assertInstanceOf(io.polycert.core.TransactionAbortedException.class, outcome, answer + ": aborted");
-            } else {
-                assertInstanceOf(OutcomeUnknownException.class, outcome, answer + ": B cannot know");
-            }
+            answers(A, answer, tx[0].seq());
+            assertOutcome(answer, own.get(10, TimeUnit.SECONDS));
             assertArrayEquals(new byte[] {1}, engine.ownedValue(ownedWithA.bytes), "B applied none of its own");
         }
     }
@@ -284,14 +263,7 @@ class MissedPlacementTest {
      */
     @Test
     void anOwnRefusalNoOwnerIsLeftToSettleIsSettledByAskingTheDestinationsThatSaidYes() throws Exception {
-        ByteKey ownedWithC = null;
-        for (int i = 0; ownedWithC == null; i++) {
-            ByteKey k = new ByteKey(new byte[] {'c', (byte) i});
-            if (RING.owners(k).containsAll(List.of(B, C))) {
-                ownedWithC = k;
-            }
-        }
-        ByteKey second = ownedWithC;
+        ByteKey second = ownedWith(C);
         int before = group.multicasts.size();
         CompletableFuture<Throwable> own = commitAsync(tx -> {
             tx.get(ownedWithA.bytes);
@@ -322,22 +294,97 @@ class MissedPlacementTest {
     }
 
     /**
-     * The confirmation that waiting needs: B decides A's transaction aborted on A's own refusal before B votes
-     * (here the refusal comes before the transaction), so B would never vote; it tells A its refusal instead.
+     * The confirmation that waiting needs: B decides A's transaction aborted on a refusal before B votes (here the
+     * refusal comes before the transaction), A's own or C's, so B would never vote; it tells A, the originator,
+     * its decision instead.
      */
     @Test
-    void anOwnerThatAbortsOnTheOriginatorsRefusalBeforeVotingTellsTheOriginator() {
-        engine.deliverDirect(A, Message.encode(new Message.Vote(A, 1, io.polycert.core.AbortCause.CONFLICT)));
-        int before = group.sent.size();
-        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
-                List.of(new Message.Write(ownedWithA, new byte[] {1})), List.of(new Message.Check(ownedWithA, 0)))));
-        List<Map.Entry<MemberId, byte[]>> sent = group.sent.subList(before, group.sent.size());
-        assertEquals(1, sent.size(), "one message: " + sent.stream().map(e -> Message.decode(e.getValue())).toList());
-        assertEquals(A, sent.get(0).getKey(), "to the originator only");
-        Message.Vote v = (Message.Vote) Message.decode(sent.get(0).getValue());
-        assertEquals(A, v.origin());
-        assertFalse(v.positive(), "a refusal");
-        assertNull(engine.ownedValue(ownedWithA.bytes));
+    void anOwnerThatAbortsOnARefusalBeforeVotingTellsTheOriginator() {
+        long seq = 0;
+        for (MemberId refuser : List.of(A, C)) {
+            seq++;
+            ByteKey key = ownedWith(refuser);
+            engine.deliverDirect(refuser, Message.encode(new Message.Vote(A, seq,
+                    io.polycert.core.AbortCause.CONFLICT)));
+            int before = group.sent.size();
+            engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, seq, 1,
+                    ConsistencyLevel.SERIALIZABLE, List.of(new Message.Write(key, new byte[] {1})),
+                    List.of(new Message.Check(key, 0)))));
+            List<Map.Entry<MemberId, byte[]>> sent = group.sent.subList(before, group.sent.size());
+            assertEquals(1, sent.size(), "one message: " + sent.stream().map(e -> Message.decode(e.getValue()))
+                    .toList());
+            assertEquals(A, sent.get(0).getKey(), "to the originator only");
+            Message.Vote v = (Message.Vote) Message.decode(sent.get(0).getValue());
+            assertEquals(A, v.origin());
+            assertFalse(v.positive(), "a refusal");
+            assertNull(engine.ownedValue(key.bytes));
+        }
+    }
+
+    /**
+     * Another owner's refusal is held back too. B, the originator, excluded without noticing together with A (an
+     * owner of its key), would hear A's refusal, given in A's order, and not the yes of C, which the members that
+     * resolved B's multicast without them ordered differently and committed: reported at once, "aborted" would be
+     * false. The abort stands once C, the key's other owner, refuses too or says it never voted; C's yes
+     * contradicts it, and C leaving first leaves it unknown.
+     */
+    @Test
+    void anotherOwnersRefusalWaitsForTheKeysOtherOwner() throws Exception {
+        for (String answer : ANSWERS) {
+            int before = group.multicasts.size();
+            CompletableFuture<Throwable> own = commitWaitingForAVote();
+            awaitOwnCommitSent(before + 1);
+            long seq = ((Message.Transaction) Message.decode(group.multicasts.get(before))).seq();
+            engine.deliverDirect(A, Message.encode(new Message.Vote(B, seq, io.polycert.core.AbortCause.CONFLICT)));
+            assertFalse(completesWithin(own, 200), "A's refusal does not decide alone (" + answer + ")");
+            answers(C, answer, seq);
+            assertOutcome(answer, own.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
+     * {@code owner}, the other owner of the key of B's transaction {@code seq}, refuses it, says it never voted
+     * (once asked: it dropped the transaction unvoted, cut off, then moved past its placement), accepts it, or
+     * leaves the view.
+     */
+    private void answers(MemberId owner, String answer, long seq) {
+        switch (answer) {
+            case "refuses" -> engine.deliverDirect(owner, Message.encode(new Message.Vote(B, seq,
+                    io.polycert.core.AbortCause.CONFLICT)));
+            case "accepts" -> engine.deliverDirect(owner, Message.encode(new Message.Vote(B, seq, null)));
+            case "never voted" -> {
+                int before = group.sent.size();
+                engine.queryMissingVotes(0);
+                assertTrue(group.sent.subList(before, group.sent.size()).stream().anyMatch(e -> e.getKey()
+                        .equals(owner) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
+                        && q.origin().equals(B) && q.seq() == seq), "B asks " + owner + " for its vote");
+                engine.deliverDirect(owner, Message.encode(new Message.NoVote(B, seq)));
+            }
+            default -> {
+                View without = new View(2, ALL.stream().filter(m -> !m.equals(owner)).toList(), true);
+                group.install(without);
+                engine.viewInstalled(without, -1);
+            }
+        }
+    }
+
+    /** Aborted if the other owner refused or never voted; else B cannot know. */
+    private static void assertOutcome(String answer, Throwable outcome) {
+        if (answer.equals("refuses") || answer.equals("never voted")) {
+            assertInstanceOf(io.polycert.core.TransactionAbortedException.class, outcome, answer + ": aborted");
+        } else {
+            assertInstanceOf(OutcomeUnknownException.class, outcome, answer + ": B cannot know");
+        }
+    }
+
+    /** A key B owns with {@code other}. */
+    private static ByteKey ownedWith(MemberId other) {
+        for (int i = 0; ; i++) {
+            ByteKey k = new ByteKey(new byte[] {'w', (byte) i});
+            if (RING.owners(k).containsAll(List.of(B, other))) {
+                return k;
+            }
+        }
     }
 
     /** Read committed validates nothing, and its owners hear each other all the same. */

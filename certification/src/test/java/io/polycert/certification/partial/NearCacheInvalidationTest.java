@@ -129,8 +129,11 @@ class NearCacheInvalidationTest {
             while ((tx = multicastTransaction(a.group)) == null) {
                 Thread.sleep(1);
             }
-            a.engine.deliverDirect(B, Message.encode(new Message.Vote(A, tx.seq(),
-                    io.polycert.core.AbortCause.CONFLICT)));
+            // Both owners of k refuse: the originator reports an abort once every owner of a key has.
+            for (MemberId owner : List.of(B, C)) {
+                a.engine.deliverDirect(owner, Message.encode(new Message.Vote(A, tx.seq(),
+                        io.polycert.core.AbortCause.CONFLICT)));
+            }
             java.util.concurrent.ExecutionException failed = org.junit.jupiter.api.Assertions.assertThrows(
                     java.util.concurrent.ExecutionException.class,
                     () -> commit.get(10, java.util.concurrent.TimeUnit.SECONDS));

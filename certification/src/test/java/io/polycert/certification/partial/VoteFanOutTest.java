@@ -2,12 +2,21 @@ package io.polycert.certification.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.polycert.core.AbortCause;
+import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -15,7 +24,8 @@ import org.junit.jupiter.api.Test;
 /**
  * At degree 4 only the first two owners of a key (in placement order) send their votes: each destination waits
  * for one other owner's vote, and owners vote alike. The others stay silent unless one of those two is out of
- * their view, and answer when asked. Driven by hand on member B of [A, B, C, D], where every member owns every key.
+ * their view, answer when asked, and send a refusal to the originator. Driven by hand on member B of
+ * [A, B, C, D], where every member owns every key.
  */
 class VoteFanOutTest {
     private static final MemberId A = new MemberId(1, 1, "A");
@@ -81,6 +91,50 @@ class VoteFanOutTest {
         assertArrayEquals(new byte[] {1}, engine.ownedValue(k.bytes), "one other owner's yes is enough");
         engine.deliverDirect(C, Message.encode(new Message.VoteQuery(A, 1, 1)));
         assertEquals(1, votesSent(1), "asked, it answers");
+    }
+
+    @Test
+    void anOwnerThatKeepsItsYesToItselfStillSendsItsRefusalToTheOriginator() {
+        ByteKey k = key(false);
+        engine.deliverMulticast(A, Message.encode(new Message.Transaction(false, 1, 1, ConsistencyLevel.SERIALIZABLE,
+                List.of(new Message.Write(k, new byte[] {1})), List.of(new Message.Check(k, 5)))));
+        List<Map.Entry<MemberId, byte[]>> votes = group.sent.stream()
+                .filter(e -> Message.decode(e.getValue()) instanceof Message.Vote v && v.seq() == 1).toList();
+        assertEquals(1, votes.size(), "one vote");
+        assertEquals(A, votes.get(0).getKey(), "to the originator, which waits for every owner's refusal");
+        assertFalse(((Message.Vote) Message.decode(votes.get(0).getValue())).positive(), "a refusal");
+    }
+
+    /**
+     * B's own transaction: at degree 4 every other owner of its key must refuse before B reports the abort. Two
+     * of them may have been excluded together with B without noticing, and refuse it in an order that differs
+     * from that of the members which resolved it without them.
+     */
+    @Test
+    void theOriginatorReportsAnAbortOnceEveryOtherOwnerOfAKeyRefused() throws Exception {
+        ByteKey k = key(true);
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = CompletableFuture.supplyAsync(() -> {
+            PartitionedTransaction tx = engine.begin(false);
+            tx.put(k.bytes, new byte[] {7});
+            try {
+                tx.commit();
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (group.multicasts.size() == before && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        long seq = ((Message.Transaction) Message.decode(group.multicasts.get(before))).seq();
+        for (MemberId owner : List.of(A, C, D)) {
+            assertThrows(TimeoutException.class, () -> own.get(100, TimeUnit.MILLISECONDS),
+                    "not reported before " + owner + " refused");
+            engine.deliverDirect(owner, Message.encode(new Message.Vote(B, seq, AbortCause.CONFLICT)));
+        }
+        assertInstanceOf(TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS));
     }
 
     @Test
