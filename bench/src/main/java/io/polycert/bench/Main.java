@@ -63,7 +63,8 @@ public final class Main {
             "warmup", "warm-up seconds before each measured turn (default 1)",
             "seed", "stmbench7, run: clients' random seed (default 42)",
             "settle", "bank, stmbench7, run: unmeasured seconds of load before the first turn (default 0); radargun:"
-                    + " per contender, before the first configuration (default 5)",
+                    + " per contender, before the first configuration (default 5); bank-vs-infinispan: on each store"
+                    + " before the first round (default 10)",
             "schedules", "faults: randomized fault schedules to run (default 3)",
             "faults", "faults: fault types, comma-separated (default kill,pause,partition,loss,delay,join)",
             "replication", "faults: full (default), partial, or mixed (each schedule's seed picks full or partial)",
@@ -137,7 +138,7 @@ public final class Main {
                                 16), accounts, parsed.stringList("contenders", java.util.List.of("dist-ucb", "nvc"),
                                 io.polycert.bench.workload.Contenders.NAMES), parsed.doubleValue("warmup", 1, 0, 3600),
                                 parsed.doubleValue("seconds", 5, 0.1, 86_400), parsed.intValue("rounds", 3, 1, 1000),
-                                java.nio.file.Path.of(parsed.string("peer", io.polycert.bench.replicated
+                                parsed.doubleValue("settle", 10, 0, 3600), java.nio.file.Path.of(parsed.string("peer", io.polycert.bench.replicated
                                         .BankVsInfinispan.defaultPeerBuild().toString())),
                                 java.nio.file.Path.of(parsed.string("out", "target/bank-vs-infinispan"))), out).run();
                 case "oracle" -> {

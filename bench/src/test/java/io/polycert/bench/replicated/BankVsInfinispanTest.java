@@ -41,7 +41,7 @@ class BankVsInfinispanTest {
                 "the Infinispan peer is built by the full reactor build (./mvnw verify), not by -pl bench");
         ByteArrayOutputStream text = new ByteArrayOutputStream();
         List<BankVsInfinispan.Row> rows = new BankVsInfinispan(new BankVsInfinispan.Options(3, 200,
-                List.of("nvc"), 0.3, 1, 2, peer, out), new PrintStream(text, true, StandardCharsets.UTF_8)).run();
+                List.of("nvc"), 0.3, 1, 2, 0.5, peer, out), new PrintStream(text, true, StandardCharsets.UTF_8)).run();
         String printed = text.toString(StandardCharsets.UTF_8);
         assertEquals(List.of("nvc", "infinispan"), rows.stream().map(BankVsInfinispan.Row::contender).toList(),
                 printed);
