@@ -52,8 +52,8 @@ import org.slf4j.LoggerFactory;
  * originator and every destination on their own: no outcome message, so an originator crash cannot leave keys
  * locked. A member's own yes covers a key only once no other owner of it in its view can still vote (see
  * {@link #covers}): a member excluded without noticing must hear the others before it applies or acknowledges.
- * For the same reason the originator reports an abort only once a refusal stands, in general once every owner of
- * one key refused (see {@link #settleRefusals}).
+ * For the same reason the originator reports an abort only once a refusal stands: once every other destination,
+ * or every owner of one key, refused (see {@link #settleRefusals}).
  *
  * <p><b>Placement changes.</b> On every view change the coordinator multicasts a rebalance to all members. Each
  * member processes it after every transaction delivered before it has finished and before any delivered after
@@ -98,6 +98,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         final Set<MemberId> noVoters = new HashSet<>(2);
         /** The other members that voted yes. */
         final Set<MemberId> yesVoters = new HashSet<>(4);
+        /** This member, a destination, voted yes (and others may have counted it). */
+        boolean ownYes;
 
         Pending(long seq, long epoch, Map<ByteKey, List<MemberId>> owners) {
             this.seq = seq;
@@ -903,7 +905,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         // A destination itself, it reports a commit once it decided it (see decide): the other owners' votes can
         // come before its own delivery, and its client's next transaction would read its keys before the write.
-        if (!voter.equals(self)) {
+        if (voter.equals(self)) {
+            p.ownYes = true;
+        } else {
             p.yesVoters.add(voter);
             settleRefusals(p, false);
         }
@@ -923,29 +927,37 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * who resolved its multicast without it ordered after it, and refuse it where they commit it; "aborted" would
      * then be false, and {@code atomic} would run the transaction again. The originator, excluded together with that
      * owner, would hear the refusal and not the others' yes. Owners of one key vote alike when their orders agree,
-     * so a refusal stands:
+     * and only destinations commit, so a refusal stands:
      * <ul>
-     * <li>once every owner of some key has refused (or, asked again, answers that it decided an abort) or said it
-     *     never voted and never will: no owner's yes on that key is left to commit the transaction anywhere. This
-     *     member's own yes does not count against it: if it was excluded without noticing, its order is the one
-     *     that may differ; if the others were, their refusals reach it only after its view left them out;
+     * <li>once every other destination has refused (or, asked again, answers that it decided an abort) or said it
+     *     never voted and never will: none of them commits, and neither does this member, which decides on their
+     *     refusals;
+     * <li>once every owner of some key has refused or said it never will: no owner's yes on that key is left to
+     *     commit the transaction anywhere. This member's own yes counts against it (another destination may have
+     *     counted it); its silence does not (once it hears a refusal it decides an abort and never votes yes);
      * <li>once every other owner of each key the refuser holds (this member aside) has refused, said it never
-     *     will, or is out of this member's view, and none of them said yes; but not if that is so only because
-     *     some left since the refusal ({@code afterViewChange}): one that resolved the transaction without this
-     *     member may have committed it and gone, its yes never heard here.
+     *     will, or is out of this member's view, and none of them (this member included) said yes; not if that is
+     *     so only because some left since the refusal ({@code afterViewChange}): one that resolved the transaction
+     *     without this member may have committed it and gone, its yes never heard here.
      * </ul>
-     * The outcome is unknown here if a refusal would stand only through owners that said yes or left since, if
-     * this member's own refusal is contradicted (every key it holds has a yes from another owner: their orders
-     * differ), or if every key of the transaction has another owner's yes. Another member's refusal is not taken
-     * as contradicted by a yes on its own keys alone: it may report an abort that member decided on a third
-     * owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own keys. Until then it
-     * waits, about a round trip in a group without faults: every owner sends the originator its refusal, even one
-     * that keeps a yes to itself ({@link #sendsVote}) or decided before it voted, and owners that stay silent are
-     * asked after a while ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so
-     * ({@link Message.NoVote}). The outcome timeout bounds the rest.
+     * The outcome is unknown here if a refusal would stand only through owners that left since (or, for this
+     * member's own refusal, that said yes), if this member's own refusal is contradicted (every key it holds has a
+     * yes from another owner: their orders differ), or if every key of the transaction has a yes. Another member's refusal is not taken as contradicted
+     * by a yes on its own keys alone: it may report an abort that member decided on a third owner's refusal before
+     * it voted ({@link #onRemoteVote}), which says nothing of its own keys. Until then it waits, about a round trip
+     * in a group without faults: every owner sends its refusal to the originator and the other destinations, even
+     * one that keeps a yes to itself ({@link #sendsVote}), an owner that decided on another's refusal before it
+     * voted tells the originator, and owners that stay silent are asked after a while ({@link #queryMissingVotes});
+     * one that dropped the transaction unvoted says so ({@link Message.NoVote}). The outcome timeout bounds the rest.
      */
     private void settleRefusals(Pending p, boolean afterViewChange) {
         if (p.refusals.isEmpty() || p.outcome.isDone()) {
+            return;
+        }
+        MemberId first = p.refusals.keySet().iterator().next();
+        if (p.destinations.stream().allMatch(d -> d.equals(self) || p.refusals.containsKey(d)
+                || p.noVoters.contains(d))) {
+            p.outcome.completeExceptionally(refused(p, p.refusals.get(first), first));
             return;
         }
         for (List<MemberId> keyOwners : p.owners.values()) {
@@ -954,7 +966,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             for (MemberId o : keyOwners) {
                 if (p.refusals.containsKey(o)) {
                     refuser = refuser == null ? o : refuser;
-                } else if (!o.equals(self) && !p.noVoters.contains(o)) {
+                } else if (o.equals(self) ? p.ownYes : !p.noVoters.contains(o)) {
                     noYesLeft = false;
                     break;
                 }
@@ -969,6 +981,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             MemberId refuser = refusal.getKey();
             boolean holdsAny = false;
             boolean stands = true;
+            boolean throughDeparture = false;
             boolean contradicted = true;
             boolean anyYes = false;
             for (List<MemberId> keyOwners : p.owners.values()) {
@@ -978,10 +991,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 holdsAny = true;
                 boolean yes = false;
                 for (MemberId o : keyOwners) {
-                    if (!o.equals(refuser) && !o.equals(self)) {
-                        stands &= p.refusals.containsKey(o) || p.noVoters.contains(o) || !members.contains(o);
-                        yes |= p.yesVoters.contains(o);
+                    if (o.equals(refuser)) {
+                        continue;
                     }
+                    boolean answered = o.equals(self) || p.refusals.containsKey(o) || p.noVoters.contains(o);
+                    stands &= answered || !members.contains(o);
+                    throughDeparture |= !answered && !members.contains(o);
+                    yes |= saidYes(p, o);
                 }
                 contradicted &= yes;
                 anyYes |= yes;
@@ -993,12 +1009,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 p.outcome.completeExceptionally(refused(p, refusal.getValue(), refuser));
                 return;
             }
-            unknown |= refuser.equals(self) ? stands || contradicted : stands;
+            // Another member's refusal may be an abort it decided, not its vote on its keys (see above): a yes
+            // from a co-owner does not contradict it, and it waits for the owners of the key refused.
+            unknown |= refuser.equals(self) ? stands || contradicted : stands && afterViewChange && throughDeparture;
         }
-        // Every key has another owner's yes standing (not since turned into an abort it decided): no key can
-        // gather the refusals of all its owners any more.
+        // Every key has a yes standing (not since turned into an abort decided): no key can gather the refusals of
+        // all its owners any more.
         unknown |= p.owners.values().stream().allMatch(keyOwners -> keyOwners.stream()
-                .anyMatch(o -> !o.equals(self) && p.yesVoters.contains(o) && !p.refusals.containsKey(o)));
+                .anyMatch(o -> saidYes(p, o) && !p.refusals.containsKey(o)));
         if (unknown) {
             log.warn("{}: transaction {} was refused by {} where other owners of the same keys accepted it or left"
                     + " without a word: their orders of transactions may differ", self, p.seq, p.refusals.keySet());
@@ -1007,6 +1025,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     + " orders of transactions may differ (one excluded without noticing?), so it may have"
                     + " committed"));
         }
+    }
+
+    private boolean saidYes(Pending p, MemberId owner) {
+        return owner.equals(self) ? p.ownYes : p.yesVoters.contains(owner);
     }
 
     /**
@@ -1196,8 +1218,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         }
         // To the voters, every other destination and the originator, when they need it from this member.
         t.voteSent = sendsVote(t);
-        // A refusal reaches the originator even from an owner that keeps its yes to itself (settleRefusals).
-        vote(t.id.origin, t.id, refusal, t.voteSent ? new ArrayList<>(t.voters) : List.of(), refusal != null);
+        // A refusal goes out even from an owner that keeps its yes to itself: the originator waits for the refusals
+        // of every owner of a key (settleRefusals), and the others decide on it before their turn comes.
+        vote(t.id.origin, t.id, refusal, t.voteSent || refusal != null ? new ArrayList<>(t.voters) : List.of(),
+                false);
         onRemoteVote(t, self, refusal);
     }
 
@@ -1206,8 +1230,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * owners vote alike, so the first two owners of each key (in placement order) send theirs and the others,
      * at degree 3 and more, stay silent: half the vote messages at degree 4. An owner also sends when one of
      * those two for a key it holds is not in its view (it stands in for it). A vote held back is still answered
-     * to a {@link Message.VoteQuery}, and a refusal held back still goes to the originator, which waits for every
-     * owner of a key to refuse before it reports an abort (see settleRefusals).
+     * to a {@link Message.VoteQuery}; a refusal always goes out (the originator waits for every owner of a key to
+     * refuse before it reports an abort, see settleRefusals).
      */
     private boolean sendsVote(Remote r) {
         for (ByteKey k : r.lockKeys) {

@@ -343,6 +343,38 @@ class MissedPlacementTest {
     }
 
     /**
+     * B's own yes is a yes. B's transaction writes ownedWithA ([A, B]) and notOwned ([A, C]); B votes yes, and its
+     * yes reaches C. If A and B are then excluded together, C may commit (ownedWithA covered by B's yes, notOwned
+     * by its own once A is out of its view) while A, delivering in its own order, refuses: A's refusal must not
+     * stand on the key B shares with it. It stands once C refuses too, or says it never voted (every other
+     * destination refused); C's yes, or C leaving, leaves it unknown. (Found by a review; on the first version
+     * of the change, which set B's own yes aside, B reported the abort at once.)
+     */
+    @Test
+    void anOwnYesKeepsARefusalOnTheKeyItSharesFromStandingAlone() throws Exception {
+        for (String answer : ANSWERS) {
+            int before = group.multicasts.size();
+            CompletableFuture<Throwable> own = commitAsync(tx -> {
+                tx.put(ownedWithA.bytes, new byte[] {7});
+                tx.put(notOwned.bytes, new byte[] {7});
+            });
+            awaitOwnCommitSent(before + 1);
+            Message.Transaction t = (Message.Transaction) Message.decode(group.multicasts.get(before));
+            int sentBefore = group.sent.size();
+            engine.deliverMulticast(B, Message.encode(t)); // nothing to validate: B votes yes on delivery
+            assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey()
+                    .equals(C) && Message.decode(e.getValue()) instanceof Message.Vote v && v.positive()),
+                    "B's yes went to C");
+            engine.deliverDirect(A, Message.encode(new Message.Vote(B, t.seq(),
+                    io.polycert.core.AbortCause.CONFLICT)));
+            assertFalse(completesWithin(own, 200), "A's refusal does not decide while C may commit (" + answer
+                    + ")");
+            answers(C, answer, t.seq());
+            assertOutcome(answer, own.get(10, TimeUnit.SECONDS));
+        }
+    }
+
+    /**
      * {@code owner}, the other owner of the key of B's transaction {@code seq}, refuses it, says it never voted
      * (once asked: it dropped the transaction unvoted, cut off, then moved past its placement), accepts it, or
      * leaves the view.
