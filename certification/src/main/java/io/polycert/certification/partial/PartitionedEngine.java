@@ -942,13 +942,14 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * </ul>
      * The outcome is unknown here if a refusal would stand only through owners that left since (or, for this
      * member's own refusal, that said yes), if this member's own refusal is contradicted (every key it holds has a
-     * yes from another owner: their orders differ), or if every key of the transaction has a yes. Another member's refusal is not taken as contradicted
-     * by a yes on its own keys alone: it may report an abort that member decided on a third owner's refusal before
-     * it voted ({@link #onRemoteVote}), which says nothing of its own keys. Until then it waits, about a round trip
-     * in a group without faults: every owner sends its refusal to the originator and the other destinations, even
-     * one that keeps a yes to itself ({@link #sendsVote}), an owner that decided on another's refusal before it
-     * voted tells the originator, and owners that stay silent are asked after a while ({@link #queryMissingVotes});
-     * one that dropped the transaction unvoted says so ({@link Message.NoVote}). The outcome timeout bounds the rest.
+     * yes from another owner: their orders differ), or if every key of the transaction has a yes. Another member's
+     * refusal is not taken as contradicted by a yes on its own keys alone: it may report an abort that member
+     * decided on a third owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own
+     * keys. Until then it waits, about a round trip in a group without faults: every owner sends its refusal to
+     * the originator and the other destinations, even one that keeps a yes to itself ({@link #sendsVote}), an
+     * owner that decided on another's refusal before it voted tells the originator, and owners that stay silent
+     * are asked after a while ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so
+     * ({@link Message.NoVote}). The outcome timeout bounds the rest.
      */
     private void settleRefusals(Pending p, boolean afterViewChange) {
         if (p.refusals.isEmpty() || p.outcome.isDone()) {
