@@ -149,6 +149,24 @@ sealed interface Message {
     int VOTE_QUERY = 12;
     int NO_VOTE = 13;
 
+    /**
+     * The partial-replication wire format, carried by the rebalance and "done" messages every member exchanges
+     * whenever the view changes. Raise it with any change to any message here: members of different formats cannot
+     * read each other, and this way they say so ({@link FormatMismatch}) rather than misread. Format 2 is the first
+     * that carries it: builds before it changed the "done" message without one.
+     */
+    int FORMAT = 2;
+
+    /** A message of another wire format: the sender runs another PolyCert build (no rolling upgrade across it). */
+    final class FormatMismatch extends CodecException {
+        private static final long serialVersionUID = 1L;
+
+        FormatMismatch(String what, int format) {
+            super(what + " of partial-replication wire format " + format + ", where this member's is " + FORMAT
+                    + ": every member must run a build of the same format (no rolling upgrade across formats)");
+        }
+    }
+
     ValueCodec CODEC = ValueCodec.standard();
     AbortCause[] CAUSES = AbortCause.values();
     ConsistencyLevel[] LEVELS = ConsistencyLevel.values();
@@ -193,7 +211,7 @@ sealed interface Message {
                 out.writeBytes(k.bytes);
             }
         } else if (m instanceof Rebalance r) {
-            out.writeByte(REBALANCE).writeVarLong(r.epoch());
+            out.writeByte(REBALANCE).writeVarInt(FORMAT).writeVarLong(r.epoch());
             writeMembers(out, r.members());
         } else if (m instanceof Data d) {
             out.writeByte(DATA).writeVarLong(d.epoch());
@@ -203,7 +221,7 @@ sealed interface Message {
             writeEntries(out, r.keys(), r.versions(), r.values());
             out.writeByte(r.complete() ? 1 : 0);
         } else if (m instanceof Done d) {
-            out.writeByte(DONE).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
+            out.writeByte(DONE).writeVarInt(FORMAT).writeVarLong(d.epoch()).writeVarLong(d.previousEpoch());
             writeMembers(out, d.previousMembers());
             writeDepartures(out, d.previousLeft());
             out.writeVarInt(d.lost().size());
@@ -258,6 +276,7 @@ sealed interface Message {
                 yield new Invalidate(keys);
             }
             case REBALANCE -> {
+                expectFormat(in, "a rebalance");
                 long epoch = in.readVarLong();
                 List<MemberId> members = readMembers(in);
                 if (members.isEmpty()) {
@@ -286,6 +305,7 @@ sealed interface Message {
                 yield new Recover(epoch, keys, versions, values, complete == 1);
             }
             case DONE -> {
+                expectFormat(in, "a \"done\" message");
                 long epoch = in.readVarLong();
                 long previous = in.readVarLong();
                 List<MemberId> previousMembers = readMembers(in);
@@ -308,6 +328,13 @@ sealed interface Message {
         };
         in.expectEnd();
         return m;
+    }
+
+    private static void expectFormat(ValueInput in, String what) {
+        int format = in.readVarInt();
+        if (format != FORMAT) {
+            throw new FormatMismatch(what, format);
+        }
     }
 
     private static void writeEntries(ValueOutput out, List<ByteKey> keys, long[] versions, List<byte[]> values) {

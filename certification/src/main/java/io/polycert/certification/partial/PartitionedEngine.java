@@ -299,6 +299,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     /** Per key, the last apply handed to the pool that writes it: the next one on the key runs after it. */
     private final Map<ByteKey, CompletableFuture<Void>> applyTails = new HashMap<>();
     private final Map<TxId, List<EarlyVote>> earlyVotes = bounded();
+    /** Members whose messages came in another wire format, each reported once. */
+    private final Set<MemberId> formatMismatches = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
     private final Map<TxId, Boolean> decided = forgetful();
@@ -2550,6 +2552,13 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private Message decodeOrDrop(MemberId origin, byte[] payload) {
         try {
             return Message.decode(payload);
+        } catch (Message.FormatMismatch e) {
+            // Not noise: no rebalance with that member can complete. Said once per member, loudly.
+            if (formatMismatches.add(origin)) {
+                log.error("{}: {} sent {}", self, origin, e.getMessage());
+            }
+            drop(origin, e.getMessage());
+            return null;
         } catch (CodecException | IndexOutOfBoundsException e) {
             drop(origin, "malformed message: " + e.getMessage());
             return null;

@@ -46,6 +46,8 @@ class PartitionedEngineHostileTest {
     private static final int REBALANCE = 8;
     private static final int DATA = 9;
     private static final int DONE = 10;
+    /** The wire format rebalances and "done" messages carry first (Message.FORMAT). */
+    private static final int FORMAT = 2;
     private static final int MAX_ITEMS = 1 << 22;
 
     private static byte[] message(int type, Consumer<ValueOutput> body) {
@@ -152,7 +154,7 @@ class PartitionedEngineHostileTest {
             malformed.add(message(TX, out -> out.writeVarLong(9).writeVarLong(1).writeByte(3).writeVarInt(0)
                     .writeVarLong(lie)));
             malformed.add(message(INVALIDATE, out -> out.writeVarLong(lie)));
-            malformed.add(message(REBALANCE, out -> out.writeVarLong(2).writeVarLong(lie)));
+            malformed.add(message(REBALANCE, out -> out.writeVarInt(FORMAT).writeVarLong(2).writeVarLong(lie)));
             malformed.add(message(DATA, out -> out.writeVarLong(2).writeVarLong(lie)));
             malformed.add(message(GET, out -> out.writeVarLong(1).writeVarLong(lie)));
             malformed.add(message(VALUE, out -> out.writeVarLong(1).writeBoolean(true).writeVarLong(1)
@@ -248,12 +250,12 @@ class PartitionedEngineHostileTest {
     }
 
     /**
-     * The "done" of the first placement from a member with no previous one and no lost keys: epoch, previous epoch,
-     * previous members, their departures, lost regions.
+     * The "done" of the first placement from a member with no previous one and no lost keys: format, epoch,
+     * previous epoch, previous members, their departures, lost regions.
      */
     private static byte[] doneOfEpoch1() {
-        return message(DONE, out -> out.writeVarLong(1).writeVarLong(0).writeVarInt(0).writeVarInt(0)
-                .writeVarInt(0));
+        return message(DONE, out -> out.writeVarInt(FORMAT).writeVarLong(1).writeVarLong(0).writeVarInt(0)
+                .writeVarInt(0).writeVarInt(0));
     }
 
     /**

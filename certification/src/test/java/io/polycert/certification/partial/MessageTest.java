@@ -144,6 +144,20 @@ class MessageTest {
         }
     }
 
+    /** A member of another build says which format it speaks; this one says which it expects. */
+    @Test
+    void aRebalanceOrDoneOfAnotherWireFormatIsRefusedNamingBothFormats() {
+        MemberId a = MemberId.random("a");
+        for (Message m : List.of(new Message.Rebalance(3, List.of(a)), new Message.Done(3, 2))) {
+            byte[] bytes = Message.encode(m);
+            assertEquals(Message.FORMAT, bytes[1], "the format follows the type");
+            bytes[1] = (byte) (Message.FORMAT + 1);
+            CodecException e = assertThrows(Message.FormatMismatch.class, () -> Message.decode(bytes));
+            assertTrue(e.getMessage().contains("format " + (Message.FORMAT + 1) + ", where this member's is "
+                    + Message.FORMAT), e.getMessage());
+        }
+    }
+
     @Test
     void rebalanceNamingNoMemberIsRejected() {
         byte[] bytes = Message.encode(new Message.Rebalance(1, List.of()));

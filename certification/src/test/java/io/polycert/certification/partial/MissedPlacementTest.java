@@ -409,6 +409,23 @@ class MissedPlacementTest {
         }
     }
 
+    /**
+     * A "done" message of another wire format (a member running another build) is dropped, not misread: the
+     * rebalance still waits for that member, and completes once it sends one B can read.
+     */
+    @Test
+    void aDoneOfAnotherWireFormatIsDroppedAndTheRebalanceWaits() {
+        engine.deliverMulticast(C, Message.encode(new Message.Rebalance(2, ALL)));
+        engine.deliverDirect(A, Message.encode(new Message.Done(2, 1)));
+        byte[] other = Message.encode(new Message.Done(2, 1));
+        other[1] = (byte) (Message.FORMAT + 1);
+        engine.deliverDirect(C, other);
+        assertFalse(engine.isReady(), "C's done was not read");
+        engine.deliverDirect(C, Message.encode(new Message.Done(2, 1)));
+        assertTrue(engine.isReady());
+        assertEquals(2, engine.epoch());
+    }
+
     /** A key B owns with {@code other}. */
     private static ByteKey ownedWith(MemberId other) {
         for (int i = 0; ; i++) {
