@@ -142,18 +142,22 @@ sealed interface Message {
     int GET = 5;
     int VALUE = 6;
     int INVALIDATE = 7;
-    int REBALANCE = 8;
+    /** The rebalance and "done" of builds before format 2, which carried no format: recognised, refused. */
+    int UNNUMBERED_REBALANCE = 8;
     int DATA = 9;
-    int DONE = 10;
+    int UNNUMBERED_DONE = 10;
     int RECOVER = 11;
     int VOTE_QUERY = 12;
     int NO_VOTE = 13;
+    int REBALANCE = 14;
+    int DONE = 15;
 
     /**
      * The partial-replication wire format, carried by the rebalance and "done" messages every member exchanges
      * whenever the view changes. Raise it with any change to any message here: members of different formats cannot
      * read each other, and this way they say so ({@link FormatMismatch}) rather than misread. Format 2 is the first
-     * that carries it: builds before it changed the "done" message without one.
+     * that carries it, under new type codes: the older codes (builds that changed the "done" message without a
+     * format) are taken as format 1.
      */
     int FORMAT = 2;
 
@@ -324,6 +328,8 @@ sealed interface Message {
                 }
                 yield new Done(epoch, previous, previousMembers, previousLeft, lost);
             }
+            case UNNUMBERED_REBALANCE -> throw new FormatMismatch("a rebalance", 1);
+            case UNNUMBERED_DONE -> throw new FormatMismatch("a \"done\" message", 1);
             default -> throw new CodecException("unknown partial-replication message type " + type);
         };
         in.expectEnd();

@@ -43,10 +43,10 @@ class PartitionedEngineHostileTest {
     private static final int GET = 5;
     private static final int VALUE = 6;
     private static final int INVALIDATE = 7;
-    private static final int REBALANCE = 8;
     private static final int DATA = 9;
-    private static final int DONE = 10;
-    /** The wire format rebalances and "done" messages carry first (Message.FORMAT). */
+    private static final int REBALANCE = 14;
+    private static final int DONE = 15;
+    /** The wire format rebalances and "done" messages carry first (Message.FORMAT, package-private there). */
     private static final int FORMAT = 2;
     private static final int MAX_ITEMS = 1 << 22;
 

@@ -156,6 +156,18 @@ class MessageTest {
             assertTrue(e.getMessage().contains("format " + (Message.FORMAT + 1) + ", where this member's is "
                     + Message.FORMAT), e.getMessage());
         }
+        // A build before format 2 sent these under other type codes, with no format: named as format 1.
+        MemberId b = MemberId.random("b");
+        ValueOutput rebalance = new ValueOutput(Message.CODEC, 64);
+        rebalance.writeByte(Message.UNNUMBERED_REBALANCE).writeVarLong(2).writeVarInt(1).writeLong(b.high())
+                .writeLong(b.low()).writeString(b.name());
+        ValueOutput done = new ValueOutput(Message.CODEC, 64);
+        done.writeByte(Message.UNNUMBERED_DONE).writeVarLong(2).writeVarLong(1).writeVarInt(0).writeVarInt(0)
+                .writeVarInt(0);
+        for (ValueOutput old : List.of(rebalance, done)) {
+            CodecException e = assertThrows(Message.FormatMismatch.class, () -> Message.decode(old.toByteArray()));
+            assertTrue(e.getMessage().contains("format 1, where this member's is " + Message.FORMAT), e.getMessage());
+        }
     }
 
     @Test
@@ -341,7 +353,7 @@ class MessageTest {
                 item = o -> o.writeBytes(new byte[] {4, 5});
             }
             case 3 -> { // rebalance
-                out.writeByte(Message.REBALANCE).writeVarLong(2);
+                out.writeByte(Message.REBALANCE).writeVarInt(Message.FORMAT).writeVarLong(2);
                 item = o -> o.writeLong(1).writeLong(2).writeString("m");
             }
             case 4 -> { // data
