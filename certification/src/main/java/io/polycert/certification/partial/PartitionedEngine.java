@@ -304,7 +304,10 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
     private final Map<TxId, Boolean> decided = forgetful();
-    /** Own total-order transactions this member is a destination of, until it delivers and finishes them. */
+    /**
+     * Own total-order transactions this member is a destination of, until it delivers and finishes them: false
+     * once it reported the abort before it delivered the transaction (see reportAbort).
+     */
     private final Map<Long, Boolean> ownDestined = bounded();
     /** Epoch and ring of the last rebalance delivered (transactions are checked against it on delivery). */
     private long deliveredEpoch;
@@ -960,7 +963,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         MemberId first = p.refusals.keySet().iterator().next();
         if (p.destinations.stream().allMatch(d -> d.equals(self) || p.refusals.containsKey(d)
                 || p.noVoters.contains(d))) {
-            p.outcome.completeExceptionally(refused(p, p.refusals.get(first), first));
+            reportAbort(p, p.refusals.get(first), first);
             return;
         }
         for (List<MemberId> keyOwners : p.owners.values()) {
@@ -975,7 +978,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
             }
             if (refuser != null && noYesLeft) {
-                p.outcome.completeExceptionally(refused(p, p.refusals.get(refuser), refuser));
+                reportAbort(p, p.refusals.get(refuser), refuser);
                 return;
             }
         }
@@ -1009,7 +1012,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 continue; // not an owner under the transaction's placement: its refusal says nothing
             }
             if (stands && !anyYes && !afterViewChange) {
-                p.outcome.completeExceptionally(refused(p, refusal.getValue(), refuser));
+                reportAbort(p, refusal.getValue(), refuser);
                 return;
             }
             // Another member's refusal may be an abort it decided, not its vote on its keys (see above): a yes
@@ -1027,6 +1030,29 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     + p.refusals + " where other owners of the same keys accepted it or left without voting: their"
                     + " orders of transactions may differ (one excluded without noticing?), so it may have"
                     + " committed"));
+        }
+    }
+
+    /**
+     * Reports the abort, and makes it this member's decision too where it is a destination. It decides on the
+     * refusals it hears as votes, but a refusal that came before it delivered the transaction is kept only while
+     * its sender stays in the view: without this, its own yes could later commit, here, what its client was told
+     * aborted.
+     */
+    private void reportAbort(Pending p, AbortCause cause, MemberId refuser) {
+        p.outcome.completeExceptionally(refused(p, cause, refuser));
+        if (!isDestination(p.seq)) {
+            return;
+        }
+        TxId id = new TxId(self, p.seq);
+        Remote r = remotes.get(id);
+        if (r == null) {
+            if (!decided.containsKey(id)) {
+                ownDestined.put(p.seq, Boolean.FALSE);
+            }
+        } else if (!r.decided) {
+            decide(r, false);
+            drain();
         }
     }
 
@@ -1142,6 +1168,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 r.waiting++;
             }
             q.add(r);
+        }
+        if (r.id.origin.equals(self) && Boolean.FALSE.equals(ownDestined.get(r.id.seq))) {
+            decide(r, false); // its client was told it aborted (see reportAbort)
         }
         List<EarlyVote> early = earlyVotes.remove(r.id);
         if (early != null) {

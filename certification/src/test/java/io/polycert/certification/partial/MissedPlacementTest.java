@@ -410,6 +410,29 @@ class MissedPlacementTest {
     }
 
     /**
+     * What B reports aborted, B does not commit later. A's refusal of B's transaction comes before B delivers it
+     * (B keeps it as an early vote only while A stays in its view); it stands (A refused, and B, the key's other
+     * owner, has not voted), so B reports the abort. Then A leaves, and B delivers the transaction: its own yes now
+     * covers the key, and B applied what its client was told aborted. (Found by a review; it failed the same way
+     * before the refusal changes.)
+     */
+    @Test
+    void whatTheOriginatorReportedAbortedItDoesNotCommitLater() throws Exception {
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = commitAsync(tx -> tx.put(ownedWithA.bytes, new byte[] {7}));
+        awaitOwnCommitSent(before + 1);
+        byte[] t = group.multicasts.get(before);
+        long seq = ((Message.Transaction) Message.decode(t)).seq();
+        engine.deliverDirect(A, Message.encode(new Message.Vote(B, seq, io.polycert.core.AbortCause.CONFLICT)));
+        assertInstanceOf(io.polycert.core.TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS));
+        View withoutA = new View(2, List.of(B, C), true);
+        group.install(withoutA);
+        engine.viewInstalled(withoutA, -1);
+        engine.deliverMulticast(B, t);
+        assertNull(engine.ownedValue(ownedWithA.bytes), "B applied what it reported aborted");
+    }
+
+    /**
      * A "done" message of another wire format (a member running another build) is dropped, not misread: the
      * rebalance still waits for that member, and completes once it sends one B can read.
      */
