@@ -1453,8 +1453,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         TxId id = new TxId(n.origin(), n.seq());
         if (n.origin().equals(self)) {
             Pending p = originated.get(n.seq());
-            if (p != null && !p.refusals.isEmpty() && p.destinations.contains(from)) {
-                // That owner will never vote yes: a refusal may stand.
+            if (p != null && p.destinations.contains(from)) {
+                // That owner will never vote yes: a refusal, now or later, may stand.
                 p.noVoters.add(from);
                 settleRefusals(p, false);
             }

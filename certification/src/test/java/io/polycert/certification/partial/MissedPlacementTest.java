@@ -410,6 +410,21 @@ class MissedPlacementTest {
     }
 
     /**
+     * A NoVote heard before any refusal is kept (B, a destination too, may have asked for it itself): the refusal
+     * that follows stands at once, every other destination having refused or said it never voted.
+     */
+    @Test
+    void aNoVoteHeardBeforeTheRefusalCounts() throws Exception {
+        int before = group.multicasts.size();
+        CompletableFuture<Throwable> own = commitWaitingForAVote();
+        awaitOwnCommitSent(before + 1);
+        long seq = ((Message.Transaction) Message.decode(group.multicasts.get(before))).seq();
+        engine.deliverDirect(C, Message.encode(new Message.NoVote(B, seq)));
+        engine.deliverDirect(A, Message.encode(new Message.Vote(B, seq, io.polycert.core.AbortCause.CONFLICT)));
+        assertInstanceOf(io.polycert.core.TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS));
+    }
+
+    /**
      * What B reports aborted, B does not commit later. A's refusal of B's transaction comes before B delivers it
      * (B keeps it as an early vote only while A stays in its view); it stands (A refused, and B, the key's other
      * owner, has not voted), so B reports the abort. Then A leaves, and B delivers the transaction: its own yes now
