@@ -86,6 +86,12 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte REGISTRATIONS = 5;
     /** How long the head of the queue waits for a vote before asking its originator to send it again. */
     private static final long VOTE_QUERY_AFTER_NANOS = 1_000_000_000L;
+    /**
+     * The wire format of full replication: the state and every message above (TX to REGISTRATIONS). Raise it with
+     * any change to any of them. Every replica that joins, or comes back from a minority, takes the state first, so
+     * one of another format is refused there, both formats named, instead of misreading commits and diverging.
+     * (Founders started together exchange no state: they must run the same build.)
+     */
     private static final int STATE_FORMAT = 3;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];

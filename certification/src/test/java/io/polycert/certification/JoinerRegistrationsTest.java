@@ -64,6 +64,21 @@ class JoinerRegistrationsTest {
         return new HandFedReplica(B, List.of(A, B), codec, Protocol.NVC);
     }
 
+    /**
+     * The state's format number covers every message of full replication: a joiner of another build is refused
+     * at the first byte, both formats named, rather than misreading commits later.
+     */
+    @Test
+    void aStateOfAnotherFormatIsRefusedNamingBoth() throws Exception {
+        byte[] state = stateOfAGroupWith(GROUP);
+        int ours = state[0];
+        state[0] = (byte) (ours + 1);
+        IOException e = assertThrows(IOException.class,
+                () -> joinerWith(GROUP).manager.readState(new ByteArrayInputStream(state)));
+        assertTrue(e.getMessage().contains("unknown state format " + (ours + 1) + " (this replica reads " + ours),
+                e.getMessage());
+    }
+
     @Test
     void aJoinerMissingATagIsRefusedBeforeItInstallsAnything() throws Exception {
         byte[] state = stateOfAGroupWith(GROUP);
