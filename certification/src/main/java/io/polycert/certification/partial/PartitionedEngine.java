@@ -985,7 +985,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         boolean unknown = false;
         for (Map.Entry<MemberId, AbortCause> refusal : p.refusals.entrySet()) {
             MemberId refuser = refusal.getKey();
-            boolean holdsAny = false;
             boolean stands = true;
             boolean throughDeparture = false;
             boolean contradicted = true;
@@ -994,7 +993,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 if (!keyOwners.contains(refuser)) {
                     continue;
                 }
-                holdsAny = true;
                 boolean yes = false;
                 for (MemberId o : keyOwners) {
                     if (o.equals(refuser)) {
@@ -1007,9 +1005,6 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 }
                 contradicted &= yes;
                 anyYes |= yes;
-            }
-            if (!holdsAny) {
-                continue; // not an owner under the transaction's placement: its refusal says nothing
             }
             if (stands && !anyYes && !afterViewChange) {
                 reportAbort(p, refusal.getValue(), refuser);

@@ -2,6 +2,7 @@ package io.polycert.certification.partial;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.AbortCause;
@@ -430,12 +431,9 @@ class LostKeyRecoveryTest {
 
     /** The vote on transaction {@code seq} of D that the group's member sent to {@code to}. */
     private static byte[] voteSent(RecordingGroup from, MemberId to, long seq) {
-        synchronized (from) {
-            return from.sent.stream().filter(e -> e.getKey().equals(to)
-                    && Message.decode(e.getValue()) instanceof Message.Vote v && v.origin().equals(D) && v.seq() == seq)
-                    .map(java.util.Map.Entry::getValue).findFirst()
-                    .orElseThrow(() -> new AssertionError(from.self() + " sent no vote on " + seq + " to " + to));
-        }
+        byte[] vote = from.firstSentTo(to, m -> m instanceof Message.Vote v && v.origin().equals(D) && v.seq() == seq);
+        assertNotNull(vote, from.self() + " sent no vote on " + seq + " to " + to);
+        return vote;
     }
 
     /**
@@ -552,13 +550,8 @@ class LostKeyRecoveryTest {
             a.queryMissingVotes(0);
             assertTrue(queryTo(B, seq) != null && queryTo(C, seq) != null, "A asks B (k) and C (k2)");
             b.deliverDirect(A, queryTo(B, seq));
-            byte[] noVote;
-            synchronized (gb) {
-                noVote = gb.sent.stream().filter(e -> e.getKey().equals(A)
-                        && Message.decode(e.getValue()) instanceof Message.NoVote n && n.seq() == seq)
-                        .map(java.util.Map.Entry::getValue).findFirst()
-                        .orElseThrow(() -> new AssertionError("B never voted on " + seq + ", and says so"));
-            }
+            byte[] noVote = gb.firstSentTo(A, m -> m instanceof Message.NoVote n && n.seq() == seq);
+            assertNotNull(noVote, "B never voted on " + seq + ", and says so");
             a.deliverDirect(B, noVote);
             assertEquals(List.of(), recoveries(ga), "held: B's word settles k, and k2's other owner, C, has not"
                     + " answered");
@@ -578,11 +571,7 @@ class LostKeyRecoveryTest {
         }
 
         private byte[] queryTo(MemberId to, long seq) {
-            synchronized (ga) {
-                return ga.sent.stream().filter(e -> e.getKey().equals(to)
-                        && Message.decode(e.getValue()) instanceof Message.VoteQuery q && q.seq() == seq)
-                        .map(java.util.Map.Entry::getValue).findFirst().orElse(null);
-            }
+            return ga.firstSentTo(to, m -> m instanceof Message.VoteQuery q && q.seq() == seq);
         }
 
         /** Delivers the recoveries multicast by {@code from} to each engine, in order. */
@@ -636,12 +625,9 @@ class LostKeyRecoveryTest {
 
     /** The "done" for {@code epoch} that the group's member sent to {@code to}. */
     private static byte[] doneSent(RecordingGroup from, MemberId to, long epoch) {
-        synchronized (from) {
-            return from.sent.stream().filter(e -> e.getKey().equals(to)
-                    && Message.decode(e.getValue()) instanceof Message.Done d && d.epoch() == epoch)
-                    .map(java.util.Map.Entry::getValue).findFirst()
-                    .orElseThrow(() -> new AssertionError(from.self() + " sent no done for " + epoch + " to " + to));
-        }
+        byte[] done = from.firstSentTo(to, m -> m instanceof Message.Done d && d.epoch() == epoch);
+        assertNotNull(done, from.self() + " sent no done for " + epoch + " to " + to);
+        return done;
     }
 
     /**

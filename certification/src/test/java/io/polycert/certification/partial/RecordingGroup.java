@@ -53,6 +53,12 @@ public final class RecordingGroup implements GroupMember {
         return engine;
     }
 
+    /** The first point-to-point message sent to {@code to} that {@code which} accepts, or null. */
+    public synchronized byte[] firstSentTo(MemberId to, java.util.function.Predicate<Message> which) {
+        return sent.stream().filter(e -> e.getKey().equals(to) && which.test(Message.decode(e.getValue())))
+                .map(Map.Entry::getValue).findFirst().orElse(null);
+    }
+
     @Override
     public MemberId self() {
         return self;
