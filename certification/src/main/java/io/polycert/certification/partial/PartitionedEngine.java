@@ -886,7 +886,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 p.refusedAtNanos = System.nanoTime();
             }
             p.refusals.putIfAbsent(voter, vote.refusal());
-            settleRefusals(p, false);
+            settleRefusals(p);
             return;
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {
@@ -914,7 +914,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             p.ownYes = true;
         } else {
             p.yesVoters.add(voter);
-            settleRefusals(p, false);
+            settleRefusals(p);
         }
     }
 
@@ -940,14 +940,18 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * <li>once every owner of some key has refused or said it never will: no owner's yes on that key is left to
      *     commit the transaction anywhere. This member's own yes counts against it (another destination may have
      *     counted it); its silence does not (once it hears a refusal it decides an abort and never votes yes);
-     * <li>once every other owner of each key the refuser holds (this member aside) has refused, said it never
-     *     will, or is out of this member's view, and none of them (this member included) said yes; not if that is
-     *     so only because some left since the refusal ({@code afterViewChange}): one that resolved the transaction
-     *     without this member may have committed it and gone, its yes never heard here.
+     * <li>once every other owner of each key the refuser holds (this member aside) has refused or said it never
+     *     will, and none of them (this member included) said yes.
      * </ul>
-     * The outcome is unknown here if a refusal would stand only through owners that left since (or, for this
-     * member's own refusal, that said yes), if this member's own refusal is contradicted (every key it holds has a
-     * yes from another owner: their orders differ), or if every key of the transaction has a yes. Another member's
+     * An owner that left without a word settles nothing, whenever it left: it may have said yes to other
+     * destinations before it went (crashed, or excluded together with others), and they commit; and readers may
+     * have seen what it applied. A refusal that would stand only through such owners waits for the owners of
+     * another key to refuse, every one (those that said yes are asked again: most decided an abort on this very
+     * refusal), and is unknown at once if no key can still gather that. (Until 2026-11-26 an owner out of this
+     * member's view counted as a refusal if it left before the refusal came.)
+     * The outcome is unknown here too if this member's own refusal is contradicted (every key it holds has a yes
+     * from another owner, or every other owner answered or left and one said yes: their orders differ), or if every key of
+     * the transaction has a yes. Another member's
      * refusal is not taken as contradicted by a yes on its own keys alone: it may report an abort that member
      * decided on a third owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own
      * keys. Until then it waits, about a round trip in a group without faults: every owner sends its refusal to
@@ -956,7 +960,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * are asked after a while ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so
      * ({@link Message.NoVote}). The outcome timeout bounds the rest.
      */
-    private void settleRefusals(Pending p, boolean afterViewChange) {
+    private void settleRefusals(Pending p) {
         if (p.refusals.isEmpty() || p.outcome.isDone()) {
             return;
         }
@@ -983,6 +987,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
         }
         boolean unknown = false;
+        boolean standsThroughDeparture = false;
         for (Map.Entry<MemberId, AbortCause> refusal : p.refusals.entrySet()) {
             MemberId refuser = refusal.getKey();
             boolean stands = true;
@@ -1006,14 +1011,20 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 contradicted &= yes;
                 anyYes |= yes;
             }
-            if (stands && !anyYes && !afterViewChange) {
+            if (stands && !anyYes && !throughDeparture) {
                 reportAbort(p, refusal.getValue(), refuser);
                 return;
             }
             // Another member's refusal may be an abort it decided, not its vote on its keys (see above): a yes
             // from a co-owner does not contradict it, and it waits for the owners of the key refused.
-            unknown |= refuser.equals(self) ? stands || contradicted : stands && afterViewChange && throughDeparture;
+            unknown |= refuser.equals(self) && (contradicted || stands && anyYes);
+            standsThroughDeparture |= stands && throughDeparture;
         }
+        // Standing only through owners that left without a word: one of them may have said yes to others before it
+        // went, and they commit. Only the owners of another key refusing, every one, can still show the abort.
+        unknown |= standsThroughDeparture && p.owners.values().stream().noneMatch(keyOwners -> keyOwners.stream()
+                .allMatch(o -> o.equals(self) ? !p.ownYes : members.contains(o) || p.refusals.containsKey(o)
+                        || p.noVoters.contains(o)));
         // Every key has a yes standing (not since turned into an abort decided): no key can gather the refusals of
         // all its owners any more.
         unknown |= p.owners.values().stream().allMatch(keyOwners -> keyOwners.stream()
@@ -1451,7 +1462,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             if (p != null && p.destinations.contains(from)) {
                 // That owner will never vote yes: a refusal, now or later, may stand.
                 p.noVoters.add(from);
-                settleRefusals(p, false);
+                settleRefusals(p);
             }
         }
         Remote r = remotes.get(id);
@@ -1853,7 +1864,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                         break;
                     }
                 }
-                settleRefusals(p, true); // the other owners that left will not vote here
+                settleRefusals(p); // the other owners that left will not vote here
             }
         }
         if (protocol == CommitProtocol.TWO_PHASE_COMMIT) {

@@ -77,22 +77,14 @@ class MissedPlacementTest {
     }
 
     /** B's own commit of a key it does not own: it waits for a vote from that key's owners. */
-    private CompletableFuture<Throwable> commitWaitingForAVote() {
+    private CompletableFuture<Throwable> commitWaitingForAVote() throws InterruptedException {
         return commitAsync(tx -> tx.put(notOwned.bytes, new byte[] {7}));
     }
 
     /** B's own transaction, run and committed on another thread: its failure, or null once committed. */
-    private CompletableFuture<Throwable> commitAsync(java.util.function.Consumer<PartitionedTransaction> body) {
-        return CompletableFuture.supplyAsync(() -> {
-            PartitionedTransaction tx = engine.begin(false);
-            body.accept(tx);
-            try {
-                tx.commit();
-                return null;
-            } catch (RuntimeException e) {
-                return e;
-            }
-        });
+    private CompletableFuture<Throwable> commitAsync(java.util.function.Consumer<PartitionedTransaction> body)
+            throws InterruptedException {
+        return group.commitInBackground(engine, body);
     }
 
     private void awaitOwnCommitSent(int multicasts) throws InterruptedException {

@@ -9,6 +9,9 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
 import java.util.function.BiConsumer;
 
 /**
@@ -51,6 +54,37 @@ public final class RecordingGroup implements GroupMember {
             throw new IllegalStateException(self + " is not ready after placement 1 over " + members);
         }
         return engine;
+    }
+
+    /**
+     * Runs {@code body} in a read-write transaction of {@code engine} and commits it on another thread; returns
+     * once the commit is multicast, with the commit's failure to come (null once committed).
+     */
+    public CompletableFuture<Throwable> commitInBackground(PartitionedEngine engine,
+            Consumer<PartitionedTransaction> body) throws InterruptedException {
+        int before = multicastCount();
+        CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+            PartitionedTransaction tx = engine.begin(false);
+            body.accept(tx);
+            try {
+                tx.commit();
+                return null;
+            } catch (RuntimeException e) {
+                return e;
+            }
+        });
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (multicastCount() == before && System.nanoTime() < deadline) {
+            Thread.sleep(5);
+        }
+        if (multicastCount() == before) {
+            throw new AssertionError("the commit was not multicast within 10 s: " + outcome);
+        }
+        return outcome;
+    }
+
+    private synchronized int multicastCount() {
+        return multicasts.size();
     }
 
     /** The first point-to-point message sent to {@code to} that {@code which} accepts, or null. */

@@ -120,20 +120,7 @@ class VoteFanOutTest {
     void theOriginatorReportsAnAbortOnceEveryOtherOwnerOfAKeyRefused() throws Exception {
         ByteKey k = key(true);
         int before = group.multicasts.size();
-        CompletableFuture<Throwable> own = CompletableFuture.supplyAsync(() -> {
-            PartitionedTransaction tx = engine.begin(false);
-            tx.put(k.bytes, new byte[] {7});
-            try {
-                tx.commit();
-                return null;
-            } catch (RuntimeException e) {
-                return e;
-            }
-        });
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
-        while (group.multicasts.size() == before && System.nanoTime() < deadline) {
-            Thread.sleep(5);
-        }
+        CompletableFuture<Throwable> own = group.commitInBackground(engine, tx -> tx.put(k.bytes, new byte[] {7}));
         long seq = ((Message.Transaction) Message.decode(group.multicasts.get(before))).seq();
         for (MemberId owner : List.of(A, C, D)) {
             assertThrows(TimeoutException.class, () -> own.get(100, TimeUnit.MILLISECONDS),
