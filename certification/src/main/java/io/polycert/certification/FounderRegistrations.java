@@ -6,6 +6,7 @@ import io.polycert.core.codec.ValueOutput;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.Comparator;
 import java.util.Map;
@@ -25,6 +26,12 @@ import org.slf4j.LoggerFactory;
  * with equal registrations all start; of two that differ, the one missing a tag fails, and both do if each lacks
  * one of the other's. A tag naming another class is logged, as for a joiner (a rename keeps its tag).
  *
+ * <p>A founder that fails leaves the group, and it must not leave before the others have compared: it delivers an
+ * announcement once the others hold it, not once they know it is held, and with two founders the one left behind
+ * blocks (its view holds no majority of the founding one) without delivering the announcement, and would wait out
+ * its join timeout. So every founder broadcasts that it has compared ({@link #compared()}), and one that failed
+ * reports its failure only once every other founder still in its view has said so, or it lost the group's majority.
+ *
  * <p>Synchronized: the delivery thread and the thread that starts the replica both call it (rarely).
  */
 final class FounderRegistrations {
@@ -34,6 +41,11 @@ final class FounderRegistrations {
 
     private final SortedMap<Integer, String> ours;
     private final CompletableFuture<Void> outcome = new CompletableFuture<>();
+    private final CompletableFuture<Void> compared = new CompletableFuture<>();
+    /** The founders that said they have compared. */
+    private final Set<MemberId> comparedBy = new HashSet<>();
+    /** Why this founder cannot found the group, held until the others have compared. */
+    private IllegalStateException failure;
     private final Map<MemberId, SortedMap<Integer, String>> heard = new HashMap<>();
     private MemberId self;
     /** The members of the first view, if this replica installed it without a state: then it is a founder. */
@@ -51,10 +63,19 @@ final class FounderRegistrations {
         return outcome;
     }
 
+    /**
+     * Completes once this replica has compared its registrations with the other founders' (whatever the result) or
+     * took the state: then it says so to the group (see the class comment).
+     */
+    CompletableFuture<Void> compared() {
+        return compared;
+    }
+
     /** The state was installed, after the check against its sender's registrations: that check is this one's. */
     synchronized void stateInstalled() {
         tookState = true;
         outcome.complete(null);
+        compared.complete(null);
     }
 
     synchronized void viewInstalled(View view) {
@@ -63,6 +84,20 @@ final class FounderRegistrations {
             founders = Set.copyOf(view.members());
         }
         evaluate();
+        reportFailure();
+    }
+
+    /** This replica is in a minority view: it no longer acknowledges anything, so waiting helps no other founder. */
+    synchronized void blocked() {
+        if (failure != null) {
+            outcome.completeExceptionally(failure);
+        }
+    }
+
+    /** A founder said, in the total order, that it has compared its registrations with the others'. */
+    synchronized void comparedBy(MemberId from) {
+        comparedBy.add(from);
+        reportFailure();
     }
 
     /**
@@ -87,7 +122,7 @@ final class FounderRegistrations {
     }
 
     private void evaluate() {
-        if (!announced || outcome.isDone() || founders == null || view == null) {
+        if (!announced || outcome.isDone() || failure != null || founders == null || view == null) {
             return;
         }
         for (MemberId m : founders) {
@@ -116,14 +151,30 @@ final class FounderRegistrations {
         });
         if (lacking.isEmpty()) {
             outcome.complete(null);
+            compared.complete(null);
             return;
         }
         StringBuilder why = new StringBuilder();
         lacking.forEach((member, missing) -> why.append(why.length() == 0 ? "" : "; ").append(member)
                 .append(" registers ").append(String.join(", ", missing)));
-        outcome.completeExceptionally(new IllegalStateException(self + " cannot found the group: other founders"
+        failure = new IllegalStateException(self + " cannot found the group: other founders"
                 + " register codec types it does not (" + why + "); every replica must register the same types"
-                + " with the same tags (ValueCodec.builder().register)"));
+                + " with the same tags (ValueCodec.builder().register)");
+        compared.complete(null);
+        reportFailure();
+    }
+
+    /** Fails once every other founder still in the view has compared: leaving earlier could block the group. */
+    private void reportFailure() {
+        if (failure == null || outcome.isDone()) {
+            return;
+        }
+        for (MemberId m : founders) {
+            if (!m.equals(self) && view.contains(m) && !comparedBy.contains(m)) {
+                return;
+            }
+        }
+        outcome.completeExceptionally(failure);
     }
 
     static void write(ValueOutput out, Map<Integer, String> registrations) {

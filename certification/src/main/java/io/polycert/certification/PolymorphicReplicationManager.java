@@ -84,15 +84,17 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private static final byte VOTE_QUERY = 4;
     /** Ordered: a founder's codec registrations (see {@link FounderRegistrations}). */
     private static final byte REGISTRATIONS = 5;
+    /** Ordered: a founder has compared its registrations with the others' (see {@link FounderRegistrations}). */
+    private static final byte REGISTRATIONS_COMPARED = 6;
     /** How long the head of the queue waits for a vote before asking its originator to send it again. */
     private static final long VOTE_QUERY_AFTER_NANOS = 1_000_000_000L;
     /**
-     * The wire format of full replication: the state and every message above (TX to REGISTRATIONS). Raise it with
-     * any change to any of them. Every replica that joins, or comes back from a minority, takes the state first, so
-     * one of another format is refused there, both formats named, instead of misreading commits and diverging.
-     * (Founders started together exchange no state: they must run the same build.)
+     * The wire format of full replication: the state and every message above (TX to REGISTRATIONS_COMPARED). Raise
+     * it with any change to any of them. Every replica that joins, or comes back from a minority, takes the state
+     * first, so one of another format is refused there, both formats named, instead of misreading commits and
+     * diverging. (Founders started together exchange no state: they must run the same build.)
      */
-    private static final int STATE_FORMAT = 3;
+    private static final int STATE_FORMAT = 4;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
     /**
@@ -270,7 +272,17 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         out.writeByte(REGISTRATIONS);
         FounderRegistrations.write(out, codec.registrations());
         group.broadcast(out.toByteArray());
+        // After the announcement (each origin's broadcasts are ordered as sent): a founder that failed waits for this.
+        founderRegistrations.compared().thenRun(this::broadcastCompared);
         return founderRegistrations.outcome();
+    }
+
+    private void broadcastCompared() {
+        try {
+            group.broadcast(new byte[] {REGISTRATIONS_COMPARED});
+        } catch (RuntimeException e) {
+            LOG.warn("could not say that the codec registrations were compared: {}", e.toString());
+        }
     }
 
     /** The group this manager broadcasts through (set once the member exists: it needs this listener first). */
@@ -549,6 +561,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 SortedMap<Integer, String> registrations = FounderRegistrations.read(in);
                 in.expectEnd();
                 founderRegistrations.delivered(origin, registrations);
+            } else if (kind == REGISTRATIONS_COMPARED) {
+                in.expectEnd();
+                founderRegistrations.comparedBy(origin);
             } else {
                 throw new CodecException("unknown ordered message kind " + kind);
             }
@@ -1039,6 +1054,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     @Override
     public void blocked(View minority) {
         // Commits in flight stay in the queue; new ones are refused by the group with NotInMajorityException.
+        founderRegistrations.blocked();
     }
 
     // =====================================================================================================
