@@ -937,21 +937,21 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * <li>once every other destination has refused (or, asked again, answers that it decided an abort) or said it
      *     never voted and never will: none of them commits, and neither does this member, which decides on their
      *     refusals;
-     * <li>once every owner of some key has refused or said it never will: no owner's yes on that key is left to
-     *     commit the transaction anywhere. This member's own yes counts against it (another destination may have
-     *     counted it); its silence does not (once it hears a refusal it decides an abort and never votes yes);
-     * <li>once every other owner of each key the refuser holds (this member aside) has refused or said it never
-     *     will, and none of them (this member included) said yes.
+     * <li>once every owner of some key has refused or said it never will, one of them at least: no owner's yes on
+     *     that key is left to commit the transaction anywhere. This member's own yes counts against it (another
+     *     destination may have counted it); its silence does not (holding a refusal, it decides an abort and never
+     *     votes yes).
      * </ul>
      * An owner that left without a word settles nothing, whenever it left: it may have said yes to other
      * destinations before it went (crashed, or excluded together with others), and they commit; and readers may
-     * have seen what it applied. A refusal that would stand only through such owners waits for the owners of
-     * another key to refuse, every one (those that said yes are asked again: most decided an abort on this very
-     * refusal), and is unknown at once if no key can still gather that. (Until 2026-11-26 an owner out of this
-     * member's view counted as a refusal if it left before the refusal came.)
-     * The outcome is unknown here too if this member's own refusal is contradicted (every key it holds has a yes
-     * from another owner, or every other owner answered or left and one said yes: their orders differ), or if every key of
-     * the transaction has a yes. Another member's
+     * have seen what it applied. A refusal whose keys' other owners have all answered or left, some of them left,
+     * therefore waits for the second rule on another key (the silent owners of every key are asked after a while,
+     * and, once none is left, those that said yes, which most likely decided an abort on this very refusal), and is
+     * unknown at once if no key can still satisfy it: each has an owner that left without a word, or this member's
+     * own yes. (Until 2026-11-26 an owner out of this member's view counted as a refusal if it left before the
+     * refusal came.) The outcome is unknown here too if this member's own refusal is contradicted (every key it
+     * holds has a yes from another owner, or its other owners all answered or left and one said yes: their orders
+     * differ), or if every key of the transaction has a yes. Another member's
      * refusal is not taken as contradicted by a yes on its own keys alone: it may report an abort that member
      * decided on a third owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own
      * keys. Until then it waits, about a round trip in a group without faults: every owner sends its refusal to
@@ -981,8 +981,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                     break;
                 }
             }
-            if (refuser != null && noYesLeft) {
-                reportAbort(p, p.refusals.get(refuser), refuser);
+            if (noYesLeft && (refuser != null || keyOwners.stream().anyMatch(p.noVoters::contains))) {
+                // Every owner of this key refused or said it never voted (this member, silent, decides an abort
+                // on the refusal it holds): no yes on it anywhere.
+                MemberId shown = refuser != null ? refuser : first;
+                reportAbort(p, p.refusals.get(shown), shown);
                 return;
             }
         }
@@ -1011,10 +1014,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 contradicted &= yes;
                 anyYes |= yes;
             }
-            if (stands && !anyYes && !throughDeparture) {
-                reportAbort(p, refusal.getValue(), refuser);
-                return;
-            }
+            // (Standing with no yes and no departure is the rule above, on one of the refuser's keys.)
             // Another member's refusal may be an abort it decided, not its vote on its keys (see above): a yes
             // from a co-owner does not contradict it, and it waits for the owners of the key refused.
             unknown |= refuser.equals(self) && (contradicted || stands && anyYes);
@@ -1380,21 +1380,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             }
             sendVoteQuery(ask, r.id.origin, r.id.seq, r.tx.epoch());
         }
-        // A held refusal waits for the other owners of its refuser's keys; one that dropped the transaction
-        // unvoted (cut off, then past its placement) would never answer unasked, and the client would wait out
-        // the outcome timeout.
+        // A held refusal waits for the other owners of its keys (of the refuser's, or of another key when the
+        // refuser's other owners left without a word); one that dropped the transaction unvoted (cut off, then
+        // past its placement) would never answer unasked, and the client would wait out the outcome timeout.
         for (Pending p : originated.values()) {
             if (p.refusals.isEmpty() || p.outcome.isDone() || now - p.refusedAtNanos < olderThanNanos) {
                 continue;
             }
             Set<MemberId> ask = new LinkedHashSet<>();
             for (List<MemberId> keyOwners : p.owners.values()) {
-                if (keyOwners.stream().anyMatch(p.refusals::containsKey)) {
-                    for (MemberId owner : keyOwners) {
-                        if (!owner.equals(self) && inView.contains(owner) && !p.refusals.containsKey(owner)
-                                && !p.yesVoters.contains(owner) && !p.noVoters.contains(owner)) {
-                            ask.add(owner);
-                        }
+                for (MemberId owner : keyOwners) {
+                    if (!owner.equals(self) && inView.contains(owner) && !p.refusals.containsKey(owner)
+                            && !p.yesVoters.contains(owner) && !p.noVoters.contains(owner)) {
+                        ask.add(owner);
                     }
                 }
             }

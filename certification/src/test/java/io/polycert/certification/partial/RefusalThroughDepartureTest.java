@@ -128,6 +128,32 @@ class RefusalThroughDepartureTest {
     }
 
     /**
+     * D and E have not voted: B asks them (they may have dropped the transaction unvoted, and say so only when
+     * asked), and a key whose owners all said they never voted shows the abort as well as refusals do. (Found by a
+     * review of the first version, which asked only the owners of the refuser's keys and let only a refusal count.)
+     */
+    @Test
+    void theSilentOwnersOfAnotherKeyAreAskedAndTheirNoVotesShowTheAbort() throws Exception {
+        start(Duration.ofSeconds(60));
+        CompletableFuture<Throwable> own = commitWriting(OWNED_BY_A_AND_C, OWNED_BY_D_AND_E);
+        long seq = seqOfLastMulticast();
+        cLeaves();
+        vote(A, seq, AbortCause.CONFLICT);
+        int sentBefore = group.sent.size();
+        engine.queryMissingVotes(0);
+        for (MemberId asked : List.of(D, E)) {
+            assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey()
+                    .equals(asked) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
+                    && q.seq() == seq), "B asks " + asked);
+        }
+        engine.deliverDirect(D, Message.encode(new Message.NoVote(B, seq)));
+        assertFalse(completesWithin(own, 100), "E may still have voted yes");
+        engine.deliverDirect(E, Message.encode(new Message.NoVote(B, seq)));
+        assertInstanceOf(TransactionAbortedException.class, own.get(10, TimeUnit.SECONDS),
+                "no owner of the second key voted: it committed nowhere");
+    }
+
+    /**
      * D and E said yes before A's refusal came: asked again, they answer with what they decided. An abort (on A's
      * refusal) settles it; a yes again (they committed, on a yes of C's that B never heard) leaves it to the
      * outcome timeout, unknown.
