@@ -104,6 +104,20 @@ final class AtomicBroadcast {
     private final long[] heldScratch = new long[16]; // the engine runs one event at a time
     private long ackSent = -1;
     /**
+     * The coordinator: the last position its batches of this epoch carried. A member that receives a batch counts
+     * it as the coordinator's acknowledgement of its entries (see onOrder), so an ACK saying no more is not sent.
+     */
+    private long batchedUpTo = -1;
+    /**
+     * The last acknowledgement this member multicast. With three members or fewer, a member other than the
+     * coordinator needs nobody's acknowledgement but the coordinator's batches to deliver (it and the coordinator
+     * are a majority), and the coordinator needs one: its acknowledgements go to the coordinator alone, and to
+     * everyone only every {@link #ACK_GOSSIP_ENTRIES} entries and at each tick, so that the others can discard
+     * what all hold.
+     */
+    private long ackMulticastUpTo = -1;
+    static final int ACK_GOSSIP_ENTRIES = 256;
+    /**
      * Per origin, the highest origin sequence number delivered: drops the duplicates resends create. This relies
      * on each origin's messages being ordered in the order it sent them (FIFO channels, resends in order).
      */
@@ -166,6 +180,11 @@ final class AtomicBroadcast {
 
     long nextDeliver() {
         return nextDeliver;
+    }
+
+    /** The first position still held in the log (what every member holds is discarded). */
+    long firstHeld() {
+        return log.first();
     }
 
     /** Where this member stands, for diagnostics and logs (engine thread). */
@@ -261,6 +280,7 @@ final class AtomicBroadcast {
         for (Entry e : batch) {
             e.writeCompact(out, members);
         }
+        batchedUpTo = batch.get(batch.size() - 1).seq();
         batch.clear();
         batchBytes = 0;
         engine.transport.multicast(out.toByteArray());
@@ -313,11 +333,24 @@ final class AtomicBroadcast {
             if (receivedUpTo > ackSent) {
                 ackSent = receivedUpTo;
                 acked.put(self, receivedUpTo);
-                ValueOutput out = Wire.out(MessageType.ACK);
-                ballot.write(out);
-                engine.transport.multicast(out.writeVarLong(receivedUpTo).toByteArray());
+                if (!(sequencer && batchedUpTo == receivedUpTo)) {
+                    sendAck(!sequencer && installedView.members().size() <= 3 && ackMulticastUpTo >= epochMarker
+                            && receivedUpTo - ackMulticastUpTo < ACK_GOSSIP_ENTRIES);
+                }
             }
             deliverStable();
+        }
+    }
+
+    private void sendAck(boolean toCoordinatorOnly) {
+        ValueOutput out = Wire.out(MessageType.ACK);
+        ballot.write(out);
+        byte[] ack = out.writeVarLong(ackSent).toByteArray();
+        if (toCoordinatorOnly) {
+            engine.transport.send(installedView.coordinator(), ack);
+        } else {
+            ackMulticastUpTo = ackSent;
+            engine.transport.multicast(ack);
         }
     }
 
@@ -456,6 +489,9 @@ final class AtomicBroadcast {
             }
         }
         ackedAtTick.keySet().retainAll(acked.keySet());
+        if (mode == Mode.NORMAL && !sequencer && ackSent > ackMulticastUpTo) {
+            sendAck(false); // what the others may discard (see ackMulticastUpTo)
+        }
         if (mode == Mode.NORMAL) {
             excludeLaggards(); // may release what was held for a member that stopped
         }
@@ -874,6 +910,8 @@ final class AtomicBroadcast {
         }
         earlyAcks.headMap(newBallot).clear();
         ackSent = -1;
+        batchedUpTo = -1;
+        ackMulticastUpTo = -1;
         sequencer = members.get(0).equals(self);
         nextSeq = marker + 1;
         progressing.retainAll(members);

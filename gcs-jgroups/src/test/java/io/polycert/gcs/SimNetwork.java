@@ -27,6 +27,8 @@ final class SimNetwork {
     final List<MemberId> excludeRequests = new ArrayList<>();
     /** Bytes sent so far, by message type (the first byte of every message). */
     final Map<Byte, Long> bytesSent = new HashMap<>();
+    /** Messages sent so far, by type, sender and receiver ("ACK B>A" style keys come from {@link #sent}). */
+    final Map<String, Integer> messagesSent = new HashMap<>();
 
     SimNetwork(long seed, Settings settings) {
         this.random = new Random(seed);
@@ -76,6 +78,7 @@ final class SimNetwork {
             }
             channel(index, target.index).add(message);
             bytesSent.merge(message[0], (long) message.length, Long::sum);
+            messagesSent.merge(message[0] + " " + id + ">" + to, 1, Integer::sum);
         }
 
         @Override
@@ -114,6 +117,22 @@ final class SimNetwork {
         public String toString() {
             return id.toString();
         }
+    }
+
+    /** How many messages of {@code type} {@code from} sent to {@code to} since {@link #messagesSent} was cleared. */
+    int sent(byte type, Node from, Node to) {
+        return messagesSent.getOrDefault(type + " " + from.id + ">" + to.id, 0);
+    }
+
+    /** How many messages of {@code type} were sent since {@link #messagesSent} was cleared. */
+    int sent(byte type) {
+        int total = 0;
+        for (Map.Entry<String, Integer> e : messagesSent.entrySet()) {
+            if (e.getKey().startsWith(type + " ")) {
+                total += e.getValue();
+            }
+        }
+        return total;
     }
 
     Node add(String name) {

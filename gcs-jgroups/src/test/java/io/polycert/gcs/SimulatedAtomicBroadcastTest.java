@@ -51,6 +51,76 @@ class SimulatedAtomicBroadcastTest {
         assertEquals(net.nodes.get(0).sink.ordered, net.nodes.get(2).sink.ordered);
     }
 
+    /**
+     * With three members, a member other than the coordinator delivers on the coordinator's batch (the two hold a
+     * majority) and only the coordinator needs its acknowledgement; the coordinator's batch is its own. So one
+     * broadcast costs two ACKs, not six (the coordinator's two and each other member's to both others).
+     */
+    @Test
+    void withThreeMembersOnlyTheCoordinatorHearsAcknowledgements() {
+        SimNetwork net = founded(1, 3);
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.nodes.get(2);
+        net.messagesSent.clear();
+        net.broadcast(b, "x");
+        net.runUntilQuiet();
+        for (SimNetwork.Node n : net.nodes) {
+            assertEquals(List.of("x"), n.sink.ordered, n + " delivered it");
+        }
+        assertEquals(1, net.sent(MessageType.ACK, b, a));
+        assertEquals(1, net.sent(MessageType.ACK, c, a));
+        assertEquals(2, net.sent(MessageType.ACK), "no other acknowledgement: " + net.messagesSent);
+    }
+
+    /** With five, the others need each other's acknowledgements to deliver: they still go to everyone. */
+    @Test
+    void withFiveMembersAcknowledgementsStillGoToEveryone() {
+        SimNetwork net = founded(1, 5);
+        SimNetwork.Node a = net.nodes.get(0);
+        net.messagesSent.clear();
+        net.broadcast(net.nodes.get(1), "x");
+        net.runUntilQuiet();
+        for (SimNetwork.Node n : net.nodes) {
+            assertEquals(List.of("x"), n.sink.ordered, n + " delivered it");
+            for (SimNetwork.Node to : net.nodes) {
+                if (n != a && to != n) {
+                    assertEquals(1, net.sent(MessageType.ACK, n, to), n + " to " + to);
+                }
+            }
+            assertEquals(0, net.sent(MessageType.ACK, a, n), "the coordinator's batch is its acknowledgement");
+        }
+    }
+
+    /**
+     * Members of three still discard what everyone holds: each tells everyone its acknowledgement every
+     * {@link AtomicBroadcast#ACK_GOSSIP_ENTRIES} entries and at each tick (and a member discards as it delivers).
+     */
+    @Test
+    void withThreeMembersWhatEveryoneHoldsIsStillDiscarded() {
+        SimNetwork net = founded(1, 3);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.nodes.get(2);
+        int n = 3 * AtomicBroadcast.ACK_GOSSIP_ENTRIES;
+        for (int i = 0; i < n; i++) {
+            net.broadcast(b, "m" + i);
+            net.runUntilQuiet();
+        }
+        long delivered = c.engine.ab.nextDeliver() - 1;
+        assertTrue(c.engine.ab.firstHeld() > delivered - 2 * AtomicBroadcast.ACK_GOSSIP_ENTRIES,
+                "C holds from " + c.engine.ab.firstHeld() + " of " + delivered);
+        for (SimNetwork.Node m : net.nodes) {
+            tick(m);
+        }
+        net.runUntilQuiet();
+        net.broadcast(b, "last"); // a member discards when it delivers
+        net.runUntilQuiet();
+        for (SimNetwork.Node m : net.nodes) {
+            assertTrue(m.engine.ab.firstHeld() > delivered, m + " holds from " + m.engine.ab.firstHeld()
+                    + " of " + delivered + " after a tick");
+        }
+    }
+
     @Test
     void membersThatJoinOneByOneReceiveStateAndThenTheStream() {
         SimNetwork net = new SimNetwork(7, Settings.defaults());
