@@ -23,8 +23,9 @@ import java.util.UUID;
  * Uniform atomic broadcast with primary-component membership.
  *
  * <p><b>Normal operation.</b> The coordinator of the view is the sequencer: members send it their messages, it
- * numbers them and multicasts them in batches; every member stores what it receives and acknowledges it to all; a
- * member delivers position s once a majority of the view holds s. A message delivered anywhere, even by a member
+ * numbers them and multicasts them in batches; every member stores what it receives and acknowledges it (to all,
+ * or with three members or fewer mostly to the coordinator alone: see ackMulticastUpTo); a member delivers position
+ * s once a majority of the view holds s. A message delivered anywhere, even by a member
  * that then crashes, is therefore held by a majority and survives any minority of crashes.
  *
  * <p><b>Epochs.</b> On every view change the new coordinator recovers before anything new is ordered. It asks
@@ -112,11 +113,15 @@ final class AtomicBroadcast {
      * The last acknowledgement this member multicast. With three members or fewer, a member other than the
      * coordinator needs nobody's acknowledgement but the coordinator's batches to deliver (it and the coordinator
      * are a majority), and the coordinator needs one: its acknowledgements go to the coordinator alone, and to
-     * everyone only every {@link #ACK_GOSSIP_ENTRIES} entries and at each tick, so that the others can discard
-     * what all hold.
+     * everyone only every {@link #ACK_GOSSIP_ENTRIES} entries or {@link #ACK_GOSSIP_BYTES} payload bytes and at
+     * each tick, so that the others can discard what all hold (and report no more of it when the coordinator
+     * leaves: see firstToReport).
      */
     private long ackMulticastUpTo = -1;
     static final int ACK_GOSSIP_ENTRIES = 256;
+    static final long ACK_GOSSIP_BYTES = 1 << 20;
+    /** Payload bytes received since this member last multicast its acknowledgement (see ackMulticastUpTo). */
+    private long bytesSinceAckMulticast;
     /**
      * Per origin, the highest origin sequence number delivered: drops the duplicates resends create. This relies
      * on each origin's messages being ordered in the order it sent them (FIFO channels, resends in order).
@@ -142,7 +147,11 @@ final class AtomicBroadcast {
     private final Map<MemberId, Long> ackedAtTick = new HashMap<>();
     private final java.util.Set<MemberId> progressing = new java.util.HashSet<>();
     /** DATA and ACKs that arrived before we installed the epoch they belong to. */
-    private final List<Entry> earlyData = new ArrayList<>();
+    /** DATA sent to us under an epoch newer than ours (its sender installed it first), with that epoch. */
+    private final List<EarlyData> earlyData = new ArrayList<>();
+
+    private record EarlyData(Ballot ballot, Entry entry) {
+    }
     private final TreeMap<Ballot, Map<MemberId, Long>> earlyAcks = new TreeMap<>();
 
     // ---- origin ----
@@ -187,6 +196,11 @@ final class AtomicBroadcast {
         return log.first();
     }
 
+    /** Payload bytes of the entries still held in the log. */
+    long heldBytes() {
+        return log.bytesAfter(log.first() - 1);
+    }
+
     /** Where this member stands, for diagnostics and logs (engine thread). */
     String describe() {
         return "mode=" + mode + " epoch=" + epoch + " view=" + (installedView == null ? null : installedView.members())
@@ -216,27 +230,37 @@ final class AtomicBroadcast {
         if (sequencer) {
             admit(self, p.originSeq, p.kind, p.payload);
         } else {
-            ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 16);
+            ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 48);
+            ballot.write(out); // a coordinator orders only what was sent to it under its own epoch: see onData
             out.writeVarLong(p.originSeq).writeByte(p.kind).writeBytes(p.payload);
             engine.transport.send(installedView.coordinator(), out.toByteArray());
         }
     }
 
+    /**
+     * DATA sent under our epoch is ordered (by its coordinator); under a newer one (its sender installed it first
+     * and resends to us), kept until we install that epoch; under an older one, dropped. Ordering a late DATA of
+     * an older epoch would lose messages: its sender's earlier messages, which this member had received while
+     * recovering and dropped, come again only as resends once the sender installs the new epoch, after it, and
+     * delivery drops them as duplicates of a later sequence number (found by a review's property test of the
+     * simulated network: two joins in a row). The sender resends all it has pending whenever it installs an
+     * epoch, so nothing dropped here is lost.
+     */
     void onData(MemberId from, ValueInput in) {
+        Ballot b = Ballot.read(in);
         long originSeq = Wire.readPositive(in);
         byte kind = in.readByte();
         byte[] payload = in.readBytes();
         if (kind != MessageType.ENTRY_APP && kind != MessageType.ENTRY_TOM_RESOLVE) {
             throw new CodecException("cannot order an entry of kind " + kind);
         }
-        if (mode == Mode.NORMAL) {
+        int epochOrder = b.compareTo(ballot);
+        if (mode == Mode.NORMAL && epochOrder == 0) {
             if (sequencer && installedView.contains(from)) {
                 admit(from, originSeq, kind, payload);
             }
-        } else if (earlyData.size() < MAX_EARLY) {
-            // A member that installed the new epoch before we did already resends to us: keep it until we
-            // know whether we order this epoch (duplicates of older sends are dropped at delivery).
-            earlyData.add(new Entry(0, from, originSeq, kind, payload));
+        } else if (epochOrder > 0 && earlyData.size() < MAX_EARLY) {
+            earlyData.add(new EarlyData(b, new Entry(0, from, originSeq, kind, payload)));
         }
     }
 
@@ -304,6 +328,7 @@ final class AtomicBroadcast {
             }
             log.append(entry);
             receivedUpTo = entry.seq();
+            bytesSinceAckMulticast += entry.payload().length;
         }
         if (!entries.isEmpty()) {
             // The coordinator logs a batch before sending it, so the batch is also its acknowledgement: with
@@ -335,7 +360,8 @@ final class AtomicBroadcast {
                 acked.put(self, receivedUpTo);
                 if (!(sequencer && batchedUpTo == receivedUpTo)) {
                     sendAck(!sequencer && installedView.members().size() <= 3 && ackMulticastUpTo >= epochMarker
-                            && receivedUpTo - ackMulticastUpTo < ACK_GOSSIP_ENTRIES);
+                            && receivedUpTo - ackMulticastUpTo < ACK_GOSSIP_ENTRIES
+                            && bytesSinceAckMulticast < ACK_GOSSIP_BYTES);
                 }
             }
             deliverStable();
@@ -350,6 +376,7 @@ final class AtomicBroadcast {
             engine.transport.send(installedView.coordinator(), ack);
         } else {
             ackMulticastUpTo = ackSent;
+            bytesSinceAckMulticast = 0;
             engine.transport.multicast(ack);
         }
     }
@@ -912,18 +939,20 @@ final class AtomicBroadcast {
         ackSent = -1;
         batchedUpTo = -1;
         ackMulticastUpTo = -1;
+        bytesSinceAckMulticast = 0;
         sequencer = members.get(0).equals(self);
         nextSeq = marker + 1;
         progressing.retainAll(members);
         refreshBudget(); // before our own resends below: the members acknowledge the new epoch from its start
         if (sequencer) {
-            for (Entry d : earlyData) {
-                if (members.contains(d.origin())) {
+            for (EarlyData sent : earlyData) {
+                Entry d = sent.entry();
+                if (sent.ballot().equals(newBallot) && members.contains(d.origin())) {
                     order(d.origin(), d.originSeq(), d.kind(), d.payload());
                 }
             }
         }
-        earlyData.clear();
+        earlyData.removeIf(sent -> sent.ballot().compareTo(newBallot) <= 0);
         // Resend what we broadcast and is not among the recovered entries (duplicates are dropped at delivery).
         Set<Long> recoveredOwn = new HashSet<>();
         for (Entry e : entries) {

@@ -121,6 +121,39 @@ class SimulatedAtomicBroadcastTest {
         }
     }
 
+    /**
+     * What a member other than the coordinator keeps for the others, and reports when the coordinator leaves, is
+     * bounded in bytes too: 200 entries of 16 KB, each delivered before the next is sent and no tick, are 3.2 MB
+     * that every member holds; an acknowledgement told to everyone only every 256 entries left all of it in the
+     * logs of B and C, and in both their recovery reports to B.
+     */
+    @Test
+    void withThreeMembersWhatEveryoneHoldsIsBoundedInBytesToo() {
+        SimNetwork net = founded(1, 3);
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.nodes.get(2);
+        String padding = "x".repeat(16 * 1024);
+        for (int i = 0; i < 200; i++) {
+            net.broadcast(i % 2 == 0 ? b : c, "m" + i + padding);
+            net.runUntilQuiet();
+        }
+        for (SimNetwork.Node m : net.nodes) {
+            assertEquals(200, m.sink.count, m + " delivered all");
+            assertTrue(m.engine.ab.heldBytes() < 3 << 19, m + " holds " + m.engine.ab.heldBytes() + " bytes from "
+                    + m.engine.ab.firstHeld() + " of " + (m.engine.ab.nextDeliver() - 1) + " delivered");
+        }
+        net.bytesSent.clear();
+        net.crash(a);
+        net.runUntilQuiet();
+        long reported = net.bytesSent.getOrDefault(MessageType.RECOVER_STATE, 0L);
+        assertTrue(reported < 5 << 19, "recovery reports of " + reported + " bytes for entries B and C both hold");
+        net.broadcast(b, "after");
+        net.runUntilQuiet();
+        assertEquals(201, c.sink.count);
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+    }
+
     @Test
     void membersThatJoinOneByOneReceiveStateAndThenTheStream() {
         SimNetwork net = new SimNetwork(7, Settings.defaults());
@@ -205,6 +238,64 @@ class SimulatedAtomicBroadcastTest {
         net.runUntilQuiet();
         assertNoViolations(GroupChecks.atomicBroadcast(net));
         assertFalse(GroupChecks.correct(net).isEmpty());
+    }
+
+    /**
+     * Views of two to four members with a crash, up to two joins (a joiner sometimes coordinates, as after a merge)
+     * and ticks now and then (a review's probe of the acknowledgements change, which found the bug below).
+     */
+    @Property(tries = 1000)
+    void smallViewsWithCrashesJoinsAndTicksNeverLoseOrDiverge(@ForAll long seed,
+            @ForAll @IntRange(min = 2, max = 4) int members, @ForAll @IntRange(min = 0, max = 2) int joins,
+            @ForAll boolean ticks) {
+        SimNetwork net = founded(seed, members);
+        int crashesLeft = members >= 3 ? 1 : 0;
+        int joinsLeft = joins;
+        for (int round = 0; round < 60; round++) {
+            for (SimNetwork.Node n : net.alive()) {
+                if (net.random.nextInt(3) == 0) {
+                    net.broadcast(n, n + "-" + round);
+                }
+            }
+            net.run(net.random.nextInt(30));
+            if (ticks && net.random.nextInt(4) == 0) {
+                for (SimNetwork.Node n : net.alive()) {
+                    if (net.random.nextBoolean()) {
+                        n.engine.tick(System.nanoTime());
+                        n.dirty = true;
+                    }
+                }
+            }
+            if (crashesLeft > 0 && net.random.nextInt(15) == 0) {
+                List<SimNetwork.Node> alive = net.alive();
+                net.crash(alive.get(net.random.nextInt(alive.size())));
+                crashesLeft--;
+            }
+            if (joinsLeft > 0 && net.random.nextInt(20) == 0) {
+                net.add("J" + round);
+                List<SimNetwork.Node> view = new ArrayList<>(net.alive());
+                if (net.random.nextBoolean()) {
+                    java.util.Collections.rotate(view, 1); // the joiner coordinates (as after a merge)
+                }
+                net.installView(view);
+                joinsLeft--;
+            }
+        }
+        net.runUntilQuiet();
+        assertNoViolations(GroupChecks.atomicBroadcast(net));
+        assertFalse(GroupChecks.correct(net).isEmpty());
+    }
+
+    /**
+     * A DATA of an older epoch that reaches a coordinator late is not ordered: A had dropped C's messages 6 and 7,
+     * received while it recovered an epoch it did not coordinate; C's message 8, sent to A under the epoch before,
+     * reached A during the recovery of the next, which A coordinated, and A ordered it; C's resends of 6 and 7 then
+     * came after it and were dropped as duplicates. C-24 and C-25 were delivered by nobody. (Seed of the review's
+     * probe; it depends on the exact message pattern, so the property above carries the general case.)
+     */
+    @Test
+    void aLateDataOfAnOlderEpochIsNotOrderedAheadOfItsSendersResends() {
+        smallViewsWithCrashesJoinsAndTicksNeverLoseOrDiverge(-4609657L, 4, 2, false);
     }
 
     @Property(tries = 2000)
