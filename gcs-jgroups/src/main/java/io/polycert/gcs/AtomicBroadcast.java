@@ -146,13 +146,13 @@ final class AtomicBroadcast {
     /** Each member's acknowledgement at the last tick, and the members whose acknowledgement moved since. */
     private final Map<MemberId, Long> ackedAtTick = new HashMap<>();
     private final java.util.Set<MemberId> progressing = new java.util.HashSet<>();
-    /** DATA and ACKs that arrived before we installed the epoch they belong to. */
     /** DATA sent to us under an epoch newer than ours (its sender installed it first), with that epoch. */
     private final List<EarlyData> earlyData = new ArrayList<>();
+    /** ACKs that arrived before we installed the epoch they belong to. */
+    private final TreeMap<Ballot, Map<MemberId, Long>> earlyAcks = new TreeMap<>();
 
     private record EarlyData(Ballot ballot, Entry entry) {
     }
-    private final TreeMap<Ballot, Map<MemberId, Long>> earlyAcks = new TreeMap<>();
 
     // ---- origin ----
     private long nextOriginSeq = 1;
