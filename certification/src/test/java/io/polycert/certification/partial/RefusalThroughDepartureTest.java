@@ -84,6 +84,17 @@ class RefusalThroughDepartureTest {
         engine.deliverDirect(voter, Message.encode(new Message.Vote(B, seq, refusal)));
     }
 
+    /** B's next round of vote queries asks D and E, the owners of the second key, about {@code seq}. */
+    private void assertQueryAsksDAndE(long seq) {
+        int sentBefore = group.sent.size();
+        engine.queryMissingVotes(0);
+        for (MemberId asked : List.of(D, E)) {
+            assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey()
+                    .equals(asked) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
+                    && q.seq() == seq), "B asks " + asked);
+        }
+    }
+
     private static boolean completesWithin(CompletableFuture<?> f, long millis) throws Exception {
         try {
             f.get(millis, TimeUnit.MILLISECONDS);
@@ -139,13 +150,7 @@ class RefusalThroughDepartureTest {
         long seq = seqOfLastMulticast();
         cLeaves();
         vote(A, seq, AbortCause.CONFLICT);
-        int sentBefore = group.sent.size();
-        engine.queryMissingVotes(0);
-        for (MemberId asked : List.of(D, E)) {
-            assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey()
-                    .equals(asked) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
-                    && q.seq() == seq), "B asks " + asked);
-        }
+        assertQueryAsksDAndE(seq);
         engine.deliverDirect(D, Message.encode(new Message.NoVote(B, seq)));
         assertFalse(completesWithin(own, 100), "E may still have voted yes");
         engine.deliverDirect(E, Message.encode(new Message.NoVote(B, seq)));
@@ -169,13 +174,7 @@ class RefusalThroughDepartureTest {
             cLeaves();
             vote(A, seq, AbortCause.CONFLICT);
             assertFalse(completesWithin(own, 200), "pending while D and E may have committed");
-            int sentBefore = group.sent.size();
-            engine.queryMissingVotes(0);
-            for (MemberId asked : List.of(D, E)) {
-                assertTrue(group.sent.subList(sentBefore, group.sent.size()).stream().anyMatch(e -> e.getKey()
-                        .equals(asked) && Message.decode(e.getValue()) instanceof Message.VoteQuery q
-                        && q.seq() == seq), "B asks " + asked + " again");
-            }
+            assertQueryAsksDAndE(seq);
             vote(D, seq, committed ? null : AbortCause.REPLICA_LEFT);
             vote(E, seq, committed ? null : AbortCause.REPLICA_LEFT);
             Throwable outcome = own.get(10, TimeUnit.SECONDS);
