@@ -231,7 +231,7 @@ final class AtomicBroadcast {
             admit(self, p.originSeq, p.kind, p.payload);
         } else {
             ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 48);
-            ballot.write(out); // a coordinator orders only what was sent to it under its own epoch: see onData
+            ballot.writeTag(out); // a coordinator orders only what was sent to it under its own epoch: see onData
             out.writeVarLong(p.originSeq).writeByte(p.kind).writeBytes(p.payload);
             engine.transport.send(installedView.coordinator(), out.toByteArray());
         }
@@ -247,7 +247,7 @@ final class AtomicBroadcast {
      * epoch, so nothing dropped here is lost.
      */
     void onData(MemberId from, ValueInput in) {
-        Ballot b = Ballot.read(in);
+        Ballot b = Ballot.readTag(in, ballot);
         long originSeq = Wire.readPositive(in);
         byte kind = in.readByte();
         byte[] payload = in.readBytes();
@@ -298,7 +298,7 @@ final class AtomicBroadcast {
             return;
         }
         ValueOutput out = Wire.out(MessageType.ORDER, batchBytes + 64);
-        ballot.write(out);
+        ballot.writeTag(out);
         out.writeVarInt(batch.size());
         List<MemberId> members = installedView.members();
         for (Entry e : batch) {
@@ -311,7 +311,7 @@ final class AtomicBroadcast {
     }
 
     void onOrder(MemberId from, ValueInput in) {
-        Ballot b = Ballot.read(in);
+        Ballot b = Ballot.readTag(in, ballot);
         if (from.equals(self) || !b.equals(ballot) || mode != Mode.NORMAL
                 || !from.equals(installedView.coordinator())) {
             return; // our own batch (already logged), or another epoch's (whose view we may not know)
@@ -338,7 +338,7 @@ final class AtomicBroadcast {
     }
 
     void onAck(MemberId from, ValueInput in) {
-        Ballot b = Ballot.read(in);
+        Ballot b = Ballot.readTag(in, ballot);
         long upTo = Wire.readPositive(in);
         if (b.equals(ballot) && mode == Mode.NORMAL && acked.containsKey(from)) {
             acked.merge(from, upTo, Math::max);
@@ -370,7 +370,7 @@ final class AtomicBroadcast {
 
     private void sendAck(boolean toCoordinatorOnly) {
         ValueOutput out = Wire.out(MessageType.ACK);
-        ballot.write(out);
+        ballot.writeTag(out);
         byte[] ack = out.writeVarLong(ackSent).toByteArray();
         if (toCoordinatorOnly) {
             engine.transport.send(installedView.coordinator(), ack);
