@@ -42,7 +42,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.slf4j.Logger;
@@ -394,7 +393,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "broadcast failed: " + e, e);
         }
         try {
-            long version = tx.outcome.get(settings.outcomeTimeout().toNanos(), TimeUnit.NANOSECONDS);
+            long version = OutcomeWait.get(tx.outcome, settings.outcomeYields(),
+                    settings.outcomeTimeout().toNanos());
             record(protocol, profile, costFrom, Outcome.COMMITTED);
             observe(tx, start - costFrom);
             stats.of(protocol).committed.increment();

@@ -316,6 +316,15 @@ public final class PartitionedStore implements AutoCloseable {
         }
 
         /**
+         * How many times a thread waiting for its commit's outcome or a remote read yields its core before it
+         * parks (default 100; zero parks at once): see {@code CertificationSettings.outcomeYields}.
+         */
+        public Builder outcomeYields(int yields) {
+            engine.outcomeYields(yields);
+            return this;
+        }
+
+        /**
          * Threads that apply committed transactions at this member, total order only (default 0: on the group's
          * delivery thread). Transactions writing a common key keep delivery order; disjoint ones run in parallel.
          */

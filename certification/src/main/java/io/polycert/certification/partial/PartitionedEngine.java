@@ -2,6 +2,8 @@ package io.polycert.certification.partial;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import io.polycert.certification.CertificationSettings;
+import io.polycert.certification.OutcomeWait;
 import io.polycert.core.AbortCause;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.codec.CodecException;
@@ -246,6 +248,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Duration lockTimeout;
     private final Duration readTimeout;
     private final Duration outcomeTimeout;
+    /** How often a thread waiting for an outcome or a remote read yields before it parks (see OutcomeWait). */
+    private final int outcomeYields;
     private final Duration voteQueryInterval;
     final PartitionedStatistics stats = new PartitionedStatistics();
     /** Applies committed transactions off the delivery thread (parallel apply), or null to apply on it. */
@@ -411,6 +415,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.lockTimeout = b.lockTimeout;
         this.readTimeout = b.readTimeout;
         this.outcomeTimeout = b.outcomeTimeout;
+        this.outcomeYields = b.outcomeYields;
         this.voteQueryInterval = b.voteQueryInterval;
         this.self = Objects.requireNonNull(b.identity, "identity: the member id the group will be joined with");
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
@@ -590,7 +595,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             reads.put(id, request);
             try {
                 group.send(owner, Message.encode(new Message.Get(id, key, nearCaching)));
-                Versioned v = request.reply.get(readTimeout.toMillis(), TimeUnit.MILLISECONDS);
+                Versioned v = OutcomeWait.get(request.reply, outcomeYields, readTimeout.toNanos());
                 if (v == Versioned.UNAVAILABLE) {
                     throw unavailable(key, owner + " holds no fresh copy: every owner it had left or was cut off");
                 }
@@ -780,7 +785,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private void awaitOutcome(Pending pending) {
         try {
-            pending.outcome.get(outcomeTimeout.toMillis(), TimeUnit.MILLISECONDS);
+            OutcomeWait.get(pending.outcome, outcomeYields, outcomeTimeout.toNanos());
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TransactionAbortedException abort) {
                 stats.aborts.get(abort.abortCause()).increment();
@@ -2800,6 +2805,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         private Duration lockTimeout = Duration.ofMillis(500);
         private Duration readTimeout = Duration.ofSeconds(2);
         private Duration outcomeTimeout = Duration.ofSeconds(30);
+        private int outcomeYields = CertificationSettings.DEFAULT_OUTCOME_YIELDS;
         private Duration voteQueryInterval = Duration.ofSeconds(1);
         private int applyThreads;
 
@@ -2888,6 +2894,19 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** How long a commit waits for its outcome before reporting it unknown (default 30 s). */
         public Builder outcomeTimeout(Duration timeout) {
             this.outcomeTimeout = positive(timeout, "outcome timeout");
+            return this;
+        }
+
+        /**
+         * How many times a thread waiting for its commit's outcome or a remote read yields its core, checking,
+         * before it parks (default {@value CertificationSettings#DEFAULT_OUTCOME_YIELDS}; zero parks at once): see
+         * {@link CertificationSettings#outcomeYields()}.
+         */
+        public Builder outcomeYields(int yields) {
+            if (yields < 0) {
+                throw new IllegalArgumentException("outcome yields cannot be negative, was " + yields);
+            }
+            this.outcomeYields = yields;
             return this;
         }
 
