@@ -33,7 +33,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.Iterator;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -126,14 +125,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private final BloomLookupForecast lookupForecast;
     private final Map<TxKey, Boolean> votes = new HashMap<>();
     private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
-    private final Map<TxKey, Boolean> decided = new LinkedHashMap<>(16, 0.75f, false) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<TxKey, Boolean> eldest) {
-            return size() > REMEMBERED_DECISIONS;
-        }
-    };
+    private final RememberedDecisions decided = new RememberedDecisions(REMEMBERED_DECISIONS);
     private View view;
     /** For the oracle's monitor: which thread delivers, and since when the queue's head waits. */
     private volatile long deliveryThreadId = -1;
@@ -147,6 +139,19 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private boolean installingState;
 
     private record TxKey(MemberId origin, long txId) {
+    }
+
+    private boolean isDecided(TxKey key) {
+        return decided.contains(key.origin(), key.txId());
+    }
+
+    private static boolean contradicts(Boolean decision, boolean commit) {
+        return decision != null && decision != commit;
+    }
+
+    /** What this replica decided for {@code key}, or null if it decided nothing it remembers. */
+    private Boolean decisionOf(TxKey key) {
+        return decided.get(key.origin(), key.txId());
     }
 
     /** A transaction of this replica waiting for its outcome. */
@@ -582,7 +587,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         Protocol protocol = Protocol.values()[p];
         long txId = in.readVarLong();
         TxKey key = new TxKey(origin, txId);
-        if (queuedByKey.containsKey(key) || decided.containsKey(key)) {
+        if (queuedByKey.containsKey(key) || isDecided(key)) {
             // Delivered before (a member sending a commit again): a second entry for one transaction would make
             // it wait for a vote forever. Every replica knows the same transactions (joiners get the decided ones
             // with the state), so every one drops it alike.
@@ -708,7 +713,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             if (q != null && q.local != null && q.local.voteNanos < 0) {
                 q.local.voteNanos = System.nanoTime() - q.local.voteSentAt;
             }
-            if (decided.containsKey(key) || (q != null && q.resolving)) {
+            if (isDecided(key) || (q != null && q.resolving)) {
                 return; // decided, or being resolved in the total order: the vote there decides
             }
             votes.put(key, commit);
@@ -767,7 +772,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             long txId = in.readVarLong();
             in.expectEnd();
             TxKey key = new TxKey(self, txId);
-            Boolean vote = decided.containsKey(key) ? decided.get(key) : votes.get(key);
+            Boolean vote = decisionOf(key);
+            if (vote == null) {
+                vote = votes.get(key);
+            }
             Queued q = queuedByKey.get(key);
             if (vote == null || (q != null && q.protocol != Protocol.VC)) {
                 return; // not voted yet (the vote will come), or nothing to vote on
@@ -828,7 +836,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (me != null && !reports.containsKey(me)) {
             Queued q = queuedByKey.get(key);
             if (q == null) {
-                Boolean d = decided.get(key); // we decided it already (we had the vote): say so
+                Boolean d = decisionOf(key); // we decided it already (we had the vote): say so
                 report(key, d == null ? 0 : d ? 1 : 2);
             } else if (!q.resolving) {
                 q.resolving = true;
@@ -857,11 +865,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 queuedByKey.remove(key);
                 finish(q, false, AbortCause.REPLICA_LEFT, "its originator left before its vote was delivered");
             }
-        } else if (decided.containsKey(key) && decided.get(key) != commit) {
+        } else if (contradicts(decisionOf(key), commit)) {
             // A report that contradicts what this replica decided (a report from a faulty or hostile member can
             // name any transaction): rate-limited like other dropped input.
             dropped(Level.ERROR, "the resolution of " + key + " (reports say " + (commit ? "commit" : "abort")
-                    + ")", "this replica decided " + (decided.get(key) ? "commit" : "abort"));
+                    + ")", "this replica decided " + (commit ? "abort" : "commit"));
         }
     }
 
@@ -954,7 +962,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             lookupForecast.observeCommit(q.local.plannedAtVersion); // before its own version is counted
         }
         votes.remove(q.key);
-        decided.put(q.key, commit);
+        decided.put(q.key.origin(), q.key.txId(), commit);
         if (!commit) {
             if (q.local != null) {
                 q.local.outcome.completeExceptionally(new TransactionAbortedException(cause,
@@ -974,7 +982,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             } catch (RuntimeException e) {
                 // Certified, but its values do not decode (a malformed message, or a sender whose codec differs):
                 // every replica with this codec finds so at the same point, and drops it alike.
-                decided.put(q.key, false);
+                decided.put(q.key.origin(), q.key.txId(), false);
                 stats.remoteAborts.increment();
                 dropped(Level.WARN, "the commit of " + q.key + " (" + q.message.length + " bytes), whose values do not"
                         + " decode", e);
@@ -1100,8 +1108,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             reports.forEach((m, s) -> o.writeLong(m.high()).writeLong(m.low()).writeString(m.name()).writeByte(s));
         });
         o.writeVarInt(decided.size());
-        decided.forEach((k, v) -> o.writeLong(k.origin().high()).writeLong(k.origin().low())
-                .writeString(k.origin().name()).writeVarLong(k.txId()).writeBoolean(v));
+        decided.forEach((origin, txId, commit) -> o.writeLong(origin.high()).writeLong(origin.low())
+                .writeString(origin.name()).writeVarLong(txId).writeBoolean(commit));
         out.write(o.toByteArray());
     }
 
@@ -1179,10 +1187,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         int nd = in2.readLength(1);
         for (int i = 0; i < nd; i++) {
             MemberId origin = new MemberId(in2.readLong(), in2.readLong(), in2.readString());
-            decided.put(new TxKey(origin, in2.readVarLong()), in2.readBoolean());
+            decided.put(origin, in2.readVarLong(), in2.readBoolean());
         }
         in2.expectEnd();
-        votes.keySet().removeIf(decided::containsKey); // arrived while the group decided them without us
+        votes.keySet().removeIf(this::isDecided); // arrived while the group decided them without us
         completeDecidedWhileAway(version);
         founderRegistrations.stateInstalled();
     }
@@ -1220,7 +1228,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private void completeDecidedWhileAway(long version) {
         for (Map.Entry<Long, LocalTx> e : local.entrySet()) {
             TxKey key = new TxKey(self, e.getKey());
-            Boolean commit = queuedByKey.containsKey(key) ? null : decided.get(key);
+            Boolean commit = queuedByKey.containsKey(key) ? null : decisionOf(key);
             if (commit == null) {
                 continue;
             }

@@ -1,8 +1,6 @@
 package io.polycert.certification;
 
 import java.util.ArrayDeque;
-import java.util.HashMap;
-import java.util.Map;
 
 /**
  * The ids each committed version wrote, for the last {@code window} versions and at most {@code maxIds} ids in all:
@@ -21,7 +19,7 @@ final class WriteLog {
     /** Ids held by {@link #versions}, in all. */
     private long heldIds;
     /** Per id, the last version that wrote it (only ids written within the window). */
-    private final Map<Long, Long> lastWrite = new HashMap<>();
+    private final LongLongMap lastWrite = new LongLongMap();
     private long latest;
 
     WriteLog(int window, long maxIds, long latest) {
@@ -65,8 +63,7 @@ final class WriteLog {
 
     /** Whether {@code id} was written by a version after {@code snapshot} (which must be within the window). */
     boolean writtenAfter(long id, long snapshot) {
-        Long v = lastWrite.get(id);
-        return v != null && v > snapshot;
+        return lastWrite.get(id, Long.MIN_VALUE) > snapshot;
     }
 
     /**

@@ -1,0 +1,113 @@
+package io.polycert.certification;
+
+import io.polycert.core.group.MemberId;
+import java.util.HashMap;
+import java.util.Map;
+
+/**
+ * The outcomes of the last {@code capacity} transactions a replica decided, by origin and transaction id; the
+ * oldest decided is forgotten first. Every delivered commit is checked against it (a replay would otherwise wait
+ * for a vote forever), so a lookup is one probe of a primitive table per origin, not a walk through the nodes,
+ * keys and member ids of a {@code LinkedHashMap} of 100,000 entries. Certifier thread only.
+ */
+final class RememberedDecisions {
+    /** What a visit of {@link #forEach} sees, oldest decided first. */
+    interface Visitor {
+        void decided(MemberId origin, long txId, boolean commit);
+    }
+
+    private final int capacity;
+    /** Per origin, transaction id to 1 (commit) or 0 (abort). */
+    private final Map<MemberId, LongLongMap> byOrigin = new HashMap<>();
+    /** Decisions in the order they were first made, a ring from {@code oldest}, grown up to {@code capacity}. */
+    private MemberId[] ringOrigins = new MemberId[64];
+    private long[] ringIds = new long[64];
+    private int oldest;
+    private int size;
+
+    RememberedDecisions(int capacity) {
+        if (capacity < 1) {
+            throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
+        }
+        this.capacity = capacity;
+    }
+
+    int size() {
+        return size;
+    }
+
+    boolean contains(MemberId origin, long txId) {
+        LongLongMap ids = byOrigin.get(origin);
+        return ids != null && ids.containsKey(txId);
+    }
+
+    /** The decision, or null if none is remembered. */
+    Boolean get(MemberId origin, long txId) {
+        LongLongMap ids = byOrigin.get(origin);
+        long v = ids == null ? -1 : ids.get(txId, -1);
+        return v < 0 ? null : v == 1;
+    }
+
+    /** Records a decision; one decided before keeps its place in the order and takes the new outcome. */
+    void put(MemberId origin, long txId, boolean commit) {
+        LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> new LongLongMap());
+        boolean known = ids.containsKey(txId);
+        ids.put(txId, commit ? 1 : 0);
+        if (known) {
+            return;
+        }
+        if (size == capacity) {
+            forgetOldest();
+        } else if (size == ringIds.length) {
+            grow();
+        }
+        int at = (oldest + size) % ringIds.length;
+        ringOrigins[at] = origin;
+        ringIds[at] = txId;
+        size++;
+    }
+
+    void clear() {
+        byOrigin.clear();
+        ringOrigins = new MemberId[64];
+        ringIds = new long[64];
+        oldest = 0;
+        size = 0;
+    }
+
+    /** Every remembered decision, oldest first. */
+    void forEach(Visitor visitor) {
+        for (int i = 0; i < size; i++) {
+            int at = (oldest + i) % ringIds.length;
+            MemberId origin = ringOrigins[at];
+            visitor.decided(origin, ringIds[at], byOrigin.get(origin).get(ringIds[at], -1) == 1);
+        }
+    }
+
+    private void forgetOldest() {
+        MemberId origin = ringOrigins[oldest];
+        LongLongMap ids = byOrigin.get(origin);
+        ids.remove(ringIds[oldest]);
+        if (ids.size() == 0) {
+            byOrigin.remove(origin); // members that left stop costing anything
+        }
+        ringOrigins[oldest] = null;
+        oldest = (oldest + 1) % ringIds.length;
+        size--;
+    }
+
+    private void grow() {
+        int length = (int) Math.min(capacity, 2L * ringIds.length);
+        MemberId[] origins = new MemberId[length];
+        long[] ids = new long[length];
+        for (int i = 0; i < size; i++) {
+            int at = (oldest + i) % ringIds.length;
+            origins[i] = ringOrigins[at];
+            ids[i] = ringIds[at];
+        }
+        ringOrigins = origins;
+        ringIds = ids;
+        oldest = 0;
+    }
+
+}
