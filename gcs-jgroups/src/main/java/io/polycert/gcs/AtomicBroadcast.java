@@ -79,6 +79,10 @@ final class AtomicBroadcast {
 
     private final GroupEngine engine;
     private final MemberId self;
+    /** {@link Wire#FORMAT}; another value only in tests, to play a member of another build. */
+    int wireFormat = Wire.FORMAT;
+    /** Whether this member already gave up its join for a member of another format (it does so once). */
+    private boolean reportedIncompatible;
 
     // ---- epoch ----
     private Mode mode = Mode.STARTING;
@@ -628,6 +632,7 @@ final class AtomicBroadcast {
         if (view.coordinator().equals(self)) {
             recovering = view;
             ValueOutput out = Wire.out(MessageType.RECOVER_REQUEST);
+            out.writeVarInt(wireFormat);
             out.writeVarLong(view.id());
             Wire.writeMember(out, view.creator());
             engine.transport.multicast(out.toByteArray());
@@ -640,6 +645,9 @@ final class AtomicBroadcast {
     }
 
     void onRecoverRequest(MemberId from, ValueInput in) {
+        if (!sameFormat(from, in, true)) {
+            return;
+        }
         long viewId = Wire.readPositive(in);
         MemberId creator = Wire.readMember(in);
         onRecoverRequest(from, viewId, creator);
@@ -660,6 +668,7 @@ final class AtomicBroadcast {
         long from = firstToReport(viewMembers);
         long entries = log.last() - from + 1;
         ValueOutput out = Wire.out(MessageType.RECOVER_STATE, 256 + (int) Math.min(1 << 20, entries * 64));
+        out.writeVarInt(wireFormat);
         out.writeVarLong(viewId);
         Wire.writeMember(out, creator);
         ballot.write(out);
@@ -691,6 +700,9 @@ final class AtomicBroadcast {
     }
 
     void onRecoverState(MemberId from, ValueInput in) {
+        if (!sameFormat(from, in, false)) {
+            return;
+        }
         long viewId = Wire.readPositive(in);
         MemberId creator = Wire.readMember(in);
         Ballot installed = Ballot.read(in);
@@ -716,6 +728,39 @@ final class AtomicBroadcast {
             TransportView view = recovering;
             recovering = null;
             engine.transport.multicast(decideEpoch(view));
+        }
+    }
+
+    /** Reads a recovery message's format; if it is not ours, reports the other member (see incompatible). */
+    private boolean sameFormat(MemberId from, ValueInput in, boolean request) {
+        long format = Wire.readPositive(in);
+        if (format == wireFormat) {
+            return true;
+        }
+        incompatible(from, "format " + format, request);
+        return false;
+    }
+
+    /**
+     * {@code from} speaks another wire format (another PolyCert build): the two cannot be in one group, and nothing
+     * it sends can be read. Every member exchanges recovery messages at each view change, so this shows as soon as
+     * a member of another build joins. A member that never took part in an epoch (it is joining, or founding) and
+     * is asked to recover by a coordinator of another format gives up, naming both formats: its join fails, and
+     * the others form their view without it. Anyone else logs it (rate-limited) and ignores the message: a
+     * coordinator waits for the joiner to leave; two members that both have a history never agree, and say so in
+     * their logs.
+     *
+     * @param request whether the message was a coordinator's request to recover (else a member's report)
+     */
+    void incompatible(MemberId from, String theirs, boolean request) {
+        String message = from + " speaks the group layer's " + theirs + ", " + self + " format " + wireFormat
+                + ": members of PolyCert builds with different wire formats cannot form one group";
+        if (ballot.equals(Ballot.NONE) && request && !reportedIncompatible) {
+            reportedIncompatible = true;
+            engine.log.error("{}; giving up the join", message);
+            engine.sink.incompatible(new IllegalStateException(message));
+        } else {
+            engine.log.dropped("a recovery message", new IllegalStateException(message));
         }
     }
 

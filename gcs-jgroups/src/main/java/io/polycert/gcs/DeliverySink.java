@@ -27,4 +27,10 @@ interface DeliverySink {
 
     /** Replaces the application state before anything else is delivered, then runs {@code then}. */
     void installState(byte[] state, Runnable then);
+
+    /**
+     * This member cannot take part in the group it joined (its members speak another wire format): a join fails
+     * with {@code reason}; a member already in the group would leave, but the engine reports this only while joining.
+     */
+    void incompatible(Exception reason);
 }

@@ -90,6 +90,11 @@ final class DeliveryThread implements DeliverySink {
     }
 
     @Override
+    public void incompatible(Exception reason) {
+        target.incompatible(reason); // not queued: it fails the join, which waits on another thread
+    }
+
+    @Override
     public void installState(byte[] bytes, Runnable then) {
         queue.add(() -> target.installState(bytes, then));
     }

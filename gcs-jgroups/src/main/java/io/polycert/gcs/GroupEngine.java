@@ -89,6 +89,9 @@ final class GroupEngine {
                 case MessageType.ACK -> ab.onAck(from, in);
                 case MessageType.RECOVER_REQUEST -> ab.onRecoverRequest(from, in);
                 case MessageType.RECOVER_STATE -> ab.onRecoverState(from, in);
+                case MessageType.UNNUMBERED_RECOVER_REQUEST, MessageType.UNNUMBERED_RECOVER_STATE ->
+                        ab.incompatible(from, "unnumbered format (a build from before format 1)",
+                                type == MessageType.UNNUMBERED_RECOVER_REQUEST);
                 case MessageType.NEW_EPOCH -> ab.onNewEpoch(from, in);
                 case MessageType.STATE_CHUNK -> ab.onStateChunk(from, in);
                 case MessageType.URB -> urb.onMessage(from, in);

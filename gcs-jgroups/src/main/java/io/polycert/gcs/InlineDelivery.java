@@ -95,6 +95,11 @@ final class InlineDelivery implements DeliverySink {
     }
 
     @Override
+    public void incompatible(Exception reason) {
+        stateRefused.accept(reason);
+    }
+
+    @Override
     public void installState(byte[] bytes, Runnable then) {
         try {
             state.readState(new ByteArrayInputStream(bytes));

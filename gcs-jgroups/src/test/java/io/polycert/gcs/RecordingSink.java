@@ -109,6 +109,15 @@ final class RecordingSink implements DeliverySink {
         then.accept(ByteBuffer.allocate(24).putLong(count).putLong(hash).putLong(lastPosition).array());
     }
 
+    /** Why this member gave up its join as incompatible, or null. */
+    Exception incompatible;
+
+    @Override
+    public void incompatible(Exception reason) {
+        incompatible = reason;
+        events.add("incompatible");
+    }
+
     @Override
     public void installState(byte[] state, Runnable then) {
         ByteBuffer b = ByteBuffer.wrap(state);

@@ -1,0 +1,81 @@
+package io.polycert.gcs;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.polycert.core.codec.ValueOutput;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Members of builds whose group layers speak different wire formats cannot form one group: the joiner is told so,
+ * both formats named, and the group goes on without it, instead of either misreading the other's messages.
+ */
+class WireFormatTest {
+
+    private static SimNetwork founded() {
+        SimNetwork net = new SimNetwork(7, Settings.defaults());
+        List<SimNetwork.Node> founders = List.of(net.add("A"), net.add("B"));
+        net.installView(founders);
+        net.runUntilQuiet();
+        net.broadcast(founders.get(0), "before");
+        net.runUntilQuiet();
+        return net;
+    }
+
+    @Test
+    void aJoinerOfAnotherFormatGivesUpItsJoinNamingBothFormats() {
+        SimNetwork net = founded();
+        SimNetwork.Node a = net.nodes.get(0);
+        SimNetwork.Node b = net.nodes.get(1);
+        SimNetwork.Node c = net.add("C");
+        c.engine.ab.wireFormat = Wire.FORMAT + 1;
+        net.installView(List.of(a, b, c));
+        net.runUntilQuiet();
+
+        assertNotNull(c.sink.incompatible, "C was told it cannot join");
+        String why = c.sink.incompatible.getMessage();
+        assertTrue(why.contains("format " + Wire.FORMAT) && why.contains("format " + (Wire.FORMAT + 1)), why);
+        assertTrue(why.contains("A"), "names the coordinator: " + why);
+        assertEquals(List.of(), c.sink.ordered, "C delivered nothing");
+        assertNull(a.sink.incompatible, "the group's members stay");
+
+        // The joiner leaves; the group's view without it goes on ordering.
+        c.crashed = true;
+        net.installView(List.of(a, b));
+        net.broadcast(b, "after");
+        net.runUntilQuiet();
+        assertEquals(List.of("before", "after"), a.sink.ordered);
+        assertEquals(List.of("before", "after"), b.sink.ordered);
+    }
+
+    /** A build from before format numbers sent its recovery messages under other type numbers: recognized too. */
+    @Test
+    void aCoordinatorOfABuildBeforeFormatNumbersIsRecognized() {
+        SimNetwork net = new SimNetwork(8, Settings.defaults());
+        SimNetwork.Node joiner = net.add("J");
+        ValueOutput oldRequest = Wire.out(MessageType.UNNUMBERED_RECOVER_REQUEST).writeVarLong(3);
+        Wire.writeMember(oldRequest, joiner.id);
+        joiner.engine.onMessage(new io.polycert.core.group.MemberId(9, 9, "old"), oldRequest.toByteArray());
+        assertNotNull(joiner.sink.incompatible);
+        assertTrue(joiner.sink.incompatible.getMessage().contains("before format 1"),
+                joiner.sink.incompatible.getMessage());
+    }
+
+    /** A member with a history never gives up for a member of another format: it ignores it (and logs). */
+    @Test
+    void aMemberWithAHistoryIgnoresAReportOfAnotherFormat() {
+        SimNetwork net = founded();
+        SimNetwork.Node a = net.nodes.get(0);
+        ValueOutput report = Wire.out(MessageType.RECOVER_STATE).writeVarInt(Wire.FORMAT + 5).writeVarLong(1);
+        a.engine.onMessage(net.nodes.get(1).id, report.toByteArray());
+        ValueOutput request = Wire.out(MessageType.RECOVER_REQUEST).writeVarInt(Wire.FORMAT + 5).writeVarLong(9);
+        a.engine.onMessage(net.nodes.get(1).id, request.toByteArray());
+        assertNull(a.sink.incompatible);
+        net.broadcast(a, "still");
+        net.runUntilQuiet();
+        assertEquals(List.of("before", "still"), net.nodes.get(1).sink.ordered);
+    }
+}
