@@ -398,8 +398,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             throw new TransactionAbortedException(AbortCause.REPLICA_LEFT, "broadcast failed: " + e, e);
         }
         try {
-            long version = OutcomeWait.get(tx.outcome, settings.outcomeYields(),
-                    settings.outcomeTimeout().toNanos());
+            long version = OutcomeWait.get(tx.outcome, settings.outcomeYields(), settings.outcomeTimeout());
             record(protocol, profile, costFrom, Outcome.COMMITTED);
             observe(tx, start - costFrom);
             stats.of(protocol).committed.increment();

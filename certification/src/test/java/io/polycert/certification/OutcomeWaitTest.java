@@ -6,6 +6,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.api.Test;
@@ -43,9 +44,41 @@ class OutcomeWaitTest {
     @Test
     void theTimeoutBoundsTheYields() {
         assertThrows(TimeoutException.class, () -> OutcomeWait.get(new CompletableFuture<>(), Integer.MAX_VALUE,
-                TimeUnit.MILLISECONDS.toNanos(50)));
+                Duration.ofMillis(50)));
         assertThrows(TimeoutException.class, () -> OutcomeWait.get(new CompletableFuture<>(), 10,
-                TimeUnit.MILLISECONDS.toNanos(50)));
+                Duration.ofMillis(50)));
+    }
+
+    /**
+     * An interrupt ends the wait at once, however many yields are left (a review's finding: the yields ignored it
+     * and ran to the timeout). Yielding checks the flag; the parked wait then throws.
+     */
+    @Test
+    void anInterruptEndsTheYieldingAtOnce() throws Exception {
+        CompletableFuture<Long> outcome = new CompletableFuture<>();
+        CompletableFuture<Long> taken = new CompletableFuture<>();
+        Thread waiter = new Thread(() -> {
+            try {
+                taken.complete(OutcomeWait.get(outcome, Integer.MAX_VALUE, Duration.ofMinutes(10)));
+            } catch (Exception e) {
+                taken.completeExceptionally(e);
+            }
+        }, "outcome-waiter");
+        waiter.setDaemon(true);
+        waiter.start();
+        assertEquals(Thread.State.RUNNABLE, stateAfterAWhile(waiter), "yielding");
+        waiter.interrupt();
+        ExecutionException e = assertThrows(ExecutionException.class, () -> taken.get(60, TimeUnit.SECONDS));
+        assertTrue(e.getCause() instanceof InterruptedException, String.valueOf(e.getCause()));
+    }
+
+    /** A timeout too long for nanoseconds in a long (a "forever" setting) waits, as before, instead of failing. */
+    @Test
+    void aTimeoutBeyondALongOfNanosecondsStillWaits() throws Exception {
+        assertEquals(5L, OutcomeWait.get(CompletableFuture.completedFuture(5L), 3, Duration.ofDays(365L * 1000)));
+        CompletableFuture<Long> later = new CompletableFuture<>();
+        new Thread(() -> later.complete(6L)).start();
+        assertEquals(6L, OutcomeWait.get(later, 3, Duration.ofDays(365L * 1000)));
     }
 
     @Test
@@ -62,7 +95,7 @@ class OutcomeWaitTest {
     private static Thread waiter(CompletableFuture<Long> outcome, CompletableFuture<Long> taken, int yields) {
         Thread t = new Thread(() -> {
             try {
-                taken.complete(OutcomeWait.get(outcome, yields, TimeUnit.SECONDS.toNanos(60)));
+                taken.complete(OutcomeWait.get(outcome, yields, Duration.ofSeconds(60)));
             } catch (Exception e) {
                 taken.completeExceptionally(e);
             }

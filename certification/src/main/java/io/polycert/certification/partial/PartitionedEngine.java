@@ -595,7 +595,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             reads.put(id, request);
             try {
                 group.send(owner, Message.encode(new Message.Get(id, key, nearCaching)));
-                Versioned v = OutcomeWait.get(request.reply, outcomeYields, readTimeout.toNanos());
+                Versioned v = OutcomeWait.get(request.reply, outcomeYields, readTimeout);
                 if (v == Versioned.UNAVAILABLE) {
                     throw unavailable(key, owner + " holds no fresh copy: every owner it had left or was cut off");
                 }
@@ -785,7 +785,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private void awaitOutcome(Pending pending) {
         try {
-            OutcomeWait.get(pending.outcome, outcomeYields, outcomeTimeout.toNanos());
+            OutcomeWait.get(pending.outcome, outcomeYields, outcomeTimeout);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof TransactionAbortedException abort) {
                 stats.aborts.get(abort.abortCause()).increment();
