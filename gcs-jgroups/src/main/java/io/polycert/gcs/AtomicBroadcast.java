@@ -83,6 +83,12 @@ final class AtomicBroadcast {
     int wireFormat = Wire.FORMAT;
     /** Whether this member already gave up its join for a member of another format (it does so once). */
     private boolean reportedIncompatible;
+    /**
+     * A request of another format from a member that is not (yet, as far as this member knows) its view's
+     * coordinator: its sender and format, judged again when the next view names the coordinator.
+     */
+    private MemberId incompatibleSender;
+    private String incompatibleSenderFormat;
 
     // ---- epoch ----
     private Mode mode = Mode.STARTING;
@@ -637,6 +643,10 @@ final class AtomicBroadcast {
             Wire.writeMember(out, view.creator());
             engine.transport.multicast(out.toByteArray());
         }
+        if (incompatibleSender != null && ballot.equals(Ballot.NONE) && incompatibleSender.equals(view.coordinator())) {
+            giveUpJoin(incompatibleSender, incompatibleSenderFormat);
+        }
+        incompatibleSender = null;
         List<Object[]> later = new ArrayList<>(requestsForLaterViews);
         requestsForLaterViews.clear();
         for (Object[] r : later) {
@@ -645,9 +655,7 @@ final class AtomicBroadcast {
     }
 
     void onRecoverRequest(MemberId from, ValueInput in) {
-        if (!sameFormat(from, in, true)) {
-            return;
-        }
+        checkFormat(from, in, true);
         long viewId = Wire.readPositive(in);
         MemberId creator = Wire.readMember(in);
         onRecoverRequest(from, viewId, creator);
@@ -700,9 +708,7 @@ final class AtomicBroadcast {
     }
 
     void onRecoverState(MemberId from, ValueInput in) {
-        if (!sameFormat(from, in, false)) {
-            return;
-        }
+        checkFormat(from, in, false);
         long viewId = Wire.readPositive(in);
         MemberId creator = Wire.readMember(in);
         Ballot installed = Ballot.read(in);
@@ -732,35 +738,50 @@ final class AtomicBroadcast {
     }
 
     /** Reads a recovery message's format; if it is not ours, reports the other member (see incompatible). */
-    private boolean sameFormat(MemberId from, ValueInput in, boolean request) {
+    private void checkFormat(MemberId from, ValueInput in, boolean request) {
         long format = Wire.readPositive(in);
-        if (format == wireFormat) {
-            return true;
+        if (format != wireFormat) {
+            incompatible(from, "format " + format, request);
         }
-        incompatible(from, "format " + format, request);
-        return false;
     }
 
     /**
      * {@code from} speaks another wire format (another PolyCert build): the two cannot be in one group, and nothing
      * it sends can be read. Every member exchanges recovery messages at each view change, so this shows as soon as
      * a member of another build joins. A member that never took part in an epoch (it is joining, or founding) and
-     * is asked to recover by a coordinator of another format gives up, naming both formats: its join fails, and
-     * the others form their view without it. Anyone else logs it (rate-limited) and ignores the message: a
-     * coordinator waits for the joiner to leave; two members that both have a history never agree, and say so in
-     * their logs.
+     * is asked to recover by its view's coordinator in another format gives up, naming both formats: its join
+     * fails and it leaves. A request of another format from a member that is not the coordinator of the view this
+     * member knows (it may not know the request's view yet) is judged again when the next view comes: only its
+     * coordinator's word counts, since any member could send such a message. The message is always dropped,
+     * counted and logged (rate-limited) like any unreadable one.
      *
-     * @param request whether the message was a coordinator's request to recover (else a member's report)
+     * @param request whether the message was a request to recover (else a member's report)
+     * @throws CodecException always: the message cannot be read
      */
     void incompatible(MemberId from, String theirs, boolean request) {
-        String message = from + " speaks the group layer's " + theirs + ", " + self + " format " + wireFormat
+        if (ballot.equals(Ballot.NONE) && request) {
+            TransportView tv = engine.transportView();
+            if (tv != null && from.equals(tv.coordinator())) {
+                giveUpJoin(from, theirs);
+            } else {
+                incompatibleSender = from;
+                incompatibleSenderFormat = theirs;
+            }
+        }
+        throw new CodecException(incompatibility(from, theirs));
+    }
+
+    private String incompatibility(MemberId from, String theirs) {
+        return from + " speaks the group layer's " + theirs + ", " + self + " format " + wireFormat
                 + ": members of PolyCert builds with different wire formats cannot form one group";
-        if (ballot.equals(Ballot.NONE) && request && !reportedIncompatible) {
+    }
+
+    private void giveUpJoin(MemberId from, String theirs) {
+        if (!reportedIncompatible) {
+            String message = incompatibility(from, theirs);
             reportedIncompatible = true;
             engine.log.error("{}; giving up the join", message);
             engine.sink.incompatible(new IllegalStateException(message));
-        } else {
-            engine.log.dropped("a recovery message", new IllegalStateException(message));
         }
     }
 
