@@ -90,6 +90,9 @@ class OutcomeWaitTest {
         assertTrue(negative.getMessage().contains("outcomeYields"), negative.getMessage());
         assertEquals(0, defaults.withOutcomeYields(0).outcomeYields());
         assertEquals(7, defaults.withOutcomeYields(7).withOutcomeTimeout(Duration.ofSeconds(1)).outcomeYields());
+        IllegalArgumentException partial = assertThrows(IllegalArgumentException.class,
+                () -> io.polycert.certification.partial.PartitionedEngine.builder().outcomeYields(-1));
+        assertTrue(partial.getMessage().contains("outcome yields"), partial.getMessage());
     }
 
     private static Thread waiter(CompletableFuture<Long> outcome, CompletableFuture<Long> taken, int yields) {

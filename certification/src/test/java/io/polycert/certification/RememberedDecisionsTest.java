@@ -21,7 +21,10 @@ class RememberedDecisionsTest {
     private record Key(MemberId origin, long txId) {
     }
 
-    /** The same answers, and the same oldest-first order, as the LinkedHashMap bounded by removeEldestEntry it replaces. */
+    /**
+     * The same answers, and the same oldest-first order, as the LinkedHashMap bounded by removeEldestEntry that it
+     * replaces.
+     */
     @Property(tries = 300)
     void behavesLikeABoundedInsertionOrderedMap(@ForAll long seed,
             @ForAll @IntRange(min = 1, max = 300) int capacity, @ForAll @IntRange(min = 0, max = 3_000) int puts) {

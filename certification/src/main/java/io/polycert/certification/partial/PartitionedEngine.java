@@ -248,7 +248,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Duration lockTimeout;
     private final Duration readTimeout;
     private final Duration outcomeTimeout;
-    /** How often a thread waiting for an outcome or a remote read yields before it parks (see OutcomeWait). */
+    /** How many times a thread waiting for an outcome or a remote read yields before it parks (OutcomeWait). */
     private final int outcomeYields;
     private final Duration voteQueryInterval;
     final PartitionedStatistics stats = new PartitionedStatistics();
