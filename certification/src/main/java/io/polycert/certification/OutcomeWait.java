@@ -13,7 +13,7 @@ import java.util.concurrent.TimeoutException;
  * 10 to 25 µs); a thread that yields lets the threads that will complete its outcome run, and finds it on its next
  * turn. Counted in yields, not time, like the idle strategies of Agrona and the LMAX Disruptor: where other threads
  * are runnable, a yield hands them the core for as long as they need it, which a time budget would count as
- * spent (a 50 µs budget did no better than 20 yields, and no worse than 100, in CERTIFICATION.md's runs). Not
+ * spent (a 50 µs budget did no better than 20 or 100 yields in CERTIFICATION.md's runs). Not
  * needed by applications.
  */
 public final class OutcomeWait {
