@@ -20,7 +20,13 @@ import java.util.function.LongFunction;
  * box with no value. Keep shared boxes reachable from replicated state (roots) while they are shared.
  */
 public final class ObjectRegistry implements BoxDirectory {
-    private final Cache<Long, VBox<?>> boxes = Caffeine.newBuilder().weakValues().build();
+    /**
+     * Maintenance (dropping entries whose boxes were collected) runs on the calling thread: by default Caffeine
+     * hands it to the common pool from reads too, and on the certifier's path, a lookup per written box of every
+     * remote commit, that hand-off cost more than the work (the 3-replica R = 1 bank: 79k-119k commits/s with the
+     * pool, 131k-148k without, alternating; CERTIFICATION.md).
+     */
+    private final Cache<Long, VBox<?>> boxes = Caffeine.newBuilder().weakValues().executor(Runnable::run).build();
     private final ConcurrentHashMap<Long, VBox<?>> roots = new ConcurrentHashMap<>();
     private volatile LongFunction<VBox<?>> rootFactory;
 
