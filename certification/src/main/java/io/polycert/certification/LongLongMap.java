@@ -41,23 +41,24 @@ final class LongLongMap {
         return keys[i] == FREE ? missing : values[i];
     }
 
-    void put(long key, long value) {
+    /** Maps {@code key} to {@code value}; whether the key is new (one probe, where a check and a put take two). */
+    boolean put(long key, long value) {
         if (key == FREE) {
+            boolean added = !hasFreeKey;
             hasFreeKey = true;
             freeKeyValue = value;
-            return;
+            return added;
         }
         int i = find(key);
-        if (keys[i] == FREE) {
-            keys[i] = key;
-            size++;
-            if (size > (mask + 1) >> 1) {
-                values[i] = value;
-                rehash((mask + 1) << 1);
-                return;
-            }
-        }
         values[i] = value;
+        if (keys[i] != FREE) {
+            return false;
+        }
+        keys[i] = key;
+        if (++size > (mask + 1) >> 1) {
+            rehash((mask + 1) << 1);
+        }
+        return true;
     }
 
     /** Removes {@code key} if it maps to {@code value} (like {@link java.util.Map#remove(Object, Object)}). */

@@ -51,10 +51,8 @@ final class RememberedDecisions {
     /** Records a decision; one decided before keeps its place in the order and takes the new outcome. */
     void put(MemberId origin, long txId, boolean commit) {
         LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> new LongLongMap());
-        boolean known = ids.containsKey(txId);
-        ids.put(txId, commit ? 1 : 0);
-        if (known) {
-            return;
+        if (!ids.put(txId, commit ? 1 : 0)) {
+            return; // decided before: same place in the order, new outcome
         }
         if (size == capacity) {
             forgetOldest();

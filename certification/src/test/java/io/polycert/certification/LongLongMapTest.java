@@ -26,10 +26,7 @@ class LongLongMapTest {
             long key = random.nextInt(10) == 0 ? Long.MIN_VALUE + random.nextInt(2) : random.nextLong(universe) * 7919;
             long value = random.nextLong(4);
             switch (random.nextInt(4)) {
-                case 0, 1 -> {
-                    map.put(key, value);
-                    model.put(key, value);
-                }
+                case 0, 1 -> assertEquals(model.put(key, value) == null, map.put(key, value), "put: key new");
                 case 2 -> assertEquals(model.remove(key, value), map.remove(key, value), "remove(key, value)");
                 default -> assertEquals(model.remove(key) != null, map.remove(key), "remove(key)");
             }

@@ -141,6 +141,18 @@ final class SimNetwork {
         return n;
     }
 
+    /** A network whose members A, B, ... (as many as {@code members}) founded a group with default settings. */
+    static SimNetwork founded(long seed, int members) {
+        SimNetwork net = new SimNetwork(seed, Settings.defaults());
+        List<Node> founders = new ArrayList<>();
+        for (int i = 0; i < members; i++) {
+            founders.add(net.add(String.valueOf((char) ('A' + i))));
+        }
+        net.installView(founders);
+        net.runUntilQuiet();
+        return net;
+    }
+
     Node node(MemberId id) {
         for (Node n : nodes) {
             if (n.id.equals(id)) {

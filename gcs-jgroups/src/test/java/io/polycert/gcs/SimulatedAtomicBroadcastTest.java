@@ -21,20 +21,9 @@ class SimulatedAtomicBroadcastTest {
                 violations.size()))));
     }
 
-    private static SimNetwork founded(long seed, int members) {
-        SimNetwork net = new SimNetwork(seed, Settings.defaults());
-        List<SimNetwork.Node> nodes = new ArrayList<>();
-        for (int i = 0; i < members; i++) {
-            nodes.add(net.add(String.valueOf((char) ('A' + i))));
-        }
-        net.installView(nodes);
-        net.runUntilQuiet();
-        return net;
-    }
-
     @Test
     void membersDeliverTheSameSequenceIncludingTheirOwn() {
-        SimNetwork net = founded(1, 3);
+        SimNetwork net = SimNetwork.founded(1, 3);
         for (int i = 0; i < 50; i++) {
             for (SimNetwork.Node n : net.nodes) {
                 net.broadcast(n, n + "-" + i);
@@ -58,7 +47,7 @@ class SimulatedAtomicBroadcastTest {
      */
     @Test
     void withThreeMembersOnlyTheCoordinatorHearsAcknowledgements() {
-        SimNetwork net = founded(1, 3);
+        SimNetwork net = SimNetwork.founded(1, 3);
         SimNetwork.Node a = net.nodes.get(0);
         SimNetwork.Node b = net.nodes.get(1);
         SimNetwork.Node c = net.nodes.get(2);
@@ -76,7 +65,7 @@ class SimulatedAtomicBroadcastTest {
     /** With five, the others need each other's acknowledgements to deliver: they still go to everyone. */
     @Test
     void withFiveMembersAcknowledgementsStillGoToEveryone() {
-        SimNetwork net = founded(1, 5);
+        SimNetwork net = SimNetwork.founded(1, 5);
         SimNetwork.Node a = net.nodes.get(0);
         net.messagesSent.clear();
         net.broadcast(net.nodes.get(1), "x");
@@ -98,7 +87,7 @@ class SimulatedAtomicBroadcastTest {
      */
     @Test
     void withThreeMembersWhatEveryoneHoldsIsStillDiscarded() {
-        SimNetwork net = founded(1, 3);
+        SimNetwork net = SimNetwork.founded(1, 3);
         SimNetwork.Node b = net.nodes.get(1);
         SimNetwork.Node c = net.nodes.get(2);
         int n = 3 * AtomicBroadcast.ACK_GOSSIP_ENTRIES;
@@ -129,7 +118,7 @@ class SimulatedAtomicBroadcastTest {
      */
     @Test
     void withThreeMembersWhatEveryoneHoldsIsBoundedInBytesToo() {
-        SimNetwork net = founded(1, 3);
+        SimNetwork net = SimNetwork.founded(1, 3);
         SimNetwork.Node a = net.nodes.get(0);
         SimNetwork.Node b = net.nodes.get(1);
         SimNetwork.Node c = net.nodes.get(2);
@@ -190,7 +179,7 @@ class SimulatedAtomicBroadcastTest {
     @Test
     void sequencerCrashWithALaggingMemberDoesNotDiverge() {
         for (long seed = 0; seed < 200; seed++) {
-            SimNetwork net = founded(seed, 3);
+            SimNetwork net = SimNetwork.founded(seed, 3);
             SimNetwork.Node a = net.nodes.get(0);
             SimNetwork.Node b = net.nodes.get(1);
             SimNetwork.Node c = net.nodes.get(2);
@@ -214,7 +203,7 @@ class SimulatedAtomicBroadcastTest {
     void randomCrashesAndJoinsNeverCauseDivergenceLossOrDuplicates(@ForAll long seed,
             @ForAll @IntRange(min = 3, max = 5) int members, @ForAll @IntRange(min = 1, max = 2) int crashes,
             @ForAll boolean join) {
-        SimNetwork net = founded(seed, members);
+        SimNetwork net = SimNetwork.founded(seed, members);
         int crashesLeft = Math.min(crashes, (members - 1) / 2); // keep a majority alive
         int joinAt = join ? net.random.nextInt(60) : -1;
         for (int round = 0; round < 60; round++) {
@@ -248,7 +237,7 @@ class SimulatedAtomicBroadcastTest {
     void smallViewsWithCrashesJoinsAndTicksNeverLoseOrDiverge(@ForAll long seed,
             @ForAll @IntRange(min = 2, max = 4) int members, @ForAll @IntRange(min = 0, max = 2) int joins,
             @ForAll boolean ticks) {
-        SimNetwork net = founded(seed, members);
+        SimNetwork net = SimNetwork.founded(seed, members);
         int crashesLeft = members >= 3 ? 1 : 0;
         int joinsLeft = joins;
         for (int round = 0; round < 60; round++) {
@@ -300,7 +289,7 @@ class SimulatedAtomicBroadcastTest {
 
     @Property(tries = 2000)
     void randomPartitionsAndHealsKeepOneHistory(@ForAll long seed, @ForAll @IntRange(min = 3, max = 5) int members) {
-        SimNetwork net = founded(seed, members);
+        SimNetwork net = SimNetwork.founded(seed, members);
         for (int round = 0; round < 60; round++) {
             for (SimNetwork.Node n : net.alive()) {
                 if (net.random.nextInt(3) == 0 && !n.sink.blocked) {
@@ -338,7 +327,7 @@ class SimulatedAtomicBroadcastTest {
 
     @Test
     void minorityRefusesAndCatchesUpAfterTheHeal() {
-        SimNetwork net = founded(3, 3);
+        SimNetwork net = SimNetwork.founded(3, 3);
         SimNetwork.Node a = net.nodes.get(0);
         SimNetwork.Node b = net.nodes.get(1);
         SimNetwork.Node c = net.nodes.get(2);
@@ -365,7 +354,7 @@ class SimulatedAtomicBroadcastTest {
 
     @Test
     void aMemberAloneOfTwoBlocksButTheGroupResumesWhenTheOtherReturns() {
-        SimNetwork net = founded(5, 2);
+        SimNetwork net = SimNetwork.founded(5, 2);
         SimNetwork.Node a = net.nodes.get(0);
         SimNetwork.Node b = net.nodes.get(1);
         net.broadcast(a, "x");
@@ -679,14 +668,14 @@ class SimulatedAtomicBroadcastTest {
 
     private static void forSeedsOfThree(ThreeMembers scenario) {
         for (long seed = 1; seed <= 10; seed++) {
-            SimNetwork net = founded(seed, 3);
+            SimNetwork net = SimNetwork.founded(seed, 3);
             scenario.run(seed, net, net.nodes.get(0), net.nodes.get(1), net.nodes.get(2));
         }
     }
 
     @Test
     void malformedMessagesAreDroppedAndCounted() {
-        SimNetwork net = founded(9, 3);
+        SimNetwork net = SimNetwork.founded(9, 3);
         SimNetwork.Node a = net.nodes.get(0);
         java.util.Random r = new java.util.Random(42);
         for (int i = 0; i < 10_000; i++) {

@@ -16,12 +16,10 @@ import org.junit.jupiter.api.Test;
  */
 class WireFormatTest {
 
+    /** A and B founded a group and ordered "before". */
     private static SimNetwork founded() {
-        SimNetwork net = new SimNetwork(7, Settings.defaults());
-        List<SimNetwork.Node> founders = List.of(net.add("A"), net.add("B"));
-        net.installView(founders);
-        net.runUntilQuiet();
-        net.broadcast(founders.get(0), "before");
+        SimNetwork net = SimNetwork.founded(7, 2);
+        net.broadcast(net.nodes.get(0), "before");
         net.runUntilQuiet();
         return net;
     }
