@@ -21,10 +21,22 @@ public final class LocalStmComparison {
     public record Mix(String name, int readOnlyPercent, int sumSize) {
     }
 
-    /** Settings of one comparison run. */
-    public record Options(int threads, int accounts, double warmupSeconds, double trialSeconds, int rounds) {
+    /**
+     * Settings of one comparison run. With {@code disjoint}, each thread transfers among its own share of the
+     * accounts only (sums still read any), so the threads share no account: what is left between them is each
+     * STM's global state, such as a version clock.
+     */
+    public record Options(int threads, int accounts, double warmupSeconds, double trialSeconds, int rounds,
+            boolean disjoint) {
+        public Options {
+            if (disjoint && accounts / threads < 2) {
+                throw new IllegalArgumentException("disjoint transfers need at least 2 accounts per thread: "
+                        + accounts + " accounts, " + threads + " threads");
+            }
+        }
+
         public static Options defaults() {
-            return new Options(2, 1000, 1, 2, 5);
+            return new Options(2, 1000, 1, 2, 5, false);
         }
     }
 
@@ -55,9 +67,9 @@ public final class LocalStmComparison {
                 n -> new ScalaStmBank(n, INITIAL_BALANCE),
                 n -> new MultiverseBank(n, INITIAL_BALANCE));
         List<Row> rows = new ArrayList<>();
-        out.printf(Locale.ROOT, "Local STM bank: %d threads, %d accounts, %d rounds of %.1f s (warm-up %.1f s)%n",
-                options.threads(), options.accounts(), options.rounds(), options.trialSeconds(),
-                options.warmupSeconds());
+        out.printf(Locale.ROOT, "Local STM bank: %d threads, %d accounts%s, %d rounds of %.1f s (warm-up %.1f s)%n",
+                options.threads(), options.accounts(), options.disjoint() ? " (transfers within each thread's share)"
+                        : "", options.rounds(), options.trialSeconds(), options.warmupSeconds());
         for (Mix mix : mixes(options.accounts())) {
             List<Bank> instances = new ArrayList<>();
             for (IntFunction<Bank> factory : banks) {
@@ -97,6 +109,8 @@ public final class LocalStmComparison {
             Thread worker = new Thread(() -> {
                 SplittableRandom random = new SplittableRandom(id * 7919L + System.nanoTime());
                 int n = bank.accounts();
+                int share = options.disjoint() ? n / threads : n;
+                int first = options.disjoint() ? id * share : 0;
                 long count = 0;
                 try {
                     start.await();
@@ -109,9 +123,9 @@ public final class LocalStmComparison {
                         if (random.nextInt(100) < mix.readOnlyPercent()) {
                             bank.sum(random.nextInt(n), mix.sumSize());
                         } else {
-                            int from = random.nextInt(n);
-                            int to = random.nextInt(n - 1);
-                            bank.transfer(from, to >= from ? to + 1 : to, 1 + random.nextInt(10));
+                            int from = random.nextInt(share);
+                            int to = random.nextInt(share - 1);
+                            bank.transfer(first + from, first + (to >= from ? to + 1 : to), 1 + random.nextInt(10));
                         }
                         count++;
                     }
@@ -134,6 +148,23 @@ public final class LocalStmComparison {
         return Arrays.stream(committed).sum() / elapsed;
     }
 
+    /** PolyCert's rate over the peer's, round by round. */
+    static double[] ratios(double[] poly, double[] peer) {
+        double[] r = new double[poly.length];
+        for (int k = 0; k < r.length; k++) {
+            r[k] = poly[k] / peer[k];
+        }
+        return r;
+    }
+
+    private static String list(double[] values) {
+        StringBuilder sb = new StringBuilder();
+        for (double v : values) {
+            sb.append(String.format(Locale.ROOT, " %.2f", v));
+        }
+        return sb.toString();
+    }
+
     private void print(List<Row> rows) {
         out.println();
         out.printf(Locale.ROOT, "%-52s %14s %14s %14s %10s %10s%n", "mix", "PolyCert tx/s", "ScalaSTM tx/s",
@@ -146,6 +177,19 @@ public final class LocalStmComparison {
                     multiverse, poly / scala, poly / multiverse);
         }
         out.println("(median of the rounds; ratios are PolyCert / peer; the bank invariant held for every STM)");
+        out.println();
+        // The machine's noise comes in spells of seconds (two threads run about three times faster in some than
+        // in others), so a ratio of two medians may compare rounds of different spells; a round's contenders
+        // run back to back, so the ratio within each round, and their median, is the steadier figure.
+        out.printf(Locale.ROOT, "%-52s %10s %10s   %s%n", "ratios within each round", "/ScalaSTM", "/Multiverse",
+                "(median; every round: /ScalaSTM ... | /Multiverse ...)");
+        for (int i = 0; i < rows.size(); i += 3) {
+            double[] poly = rows.get(i).rounds();
+            double[] scala = ratios(poly, rows.get(i + 1).rounds());
+            double[] multiverse = ratios(poly, rows.get(i + 2).rounds());
+            out.printf(Locale.ROOT, "%-52s %10.2f %10.2f   %s |%s%n", rows.get(i).mix(), Medians.of(scala),
+                    Medians.of(multiverse), list(scala), list(multiverse));
+        }
         out.println();
         out.println("rounds (tx/s), to judge the noise:");
         for (Row row : rows) {

@@ -1,6 +1,8 @@
 package io.polycert.bench.local;
 
+import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.ByteArrayOutputStream;
@@ -17,11 +19,35 @@ class LocalStmComparisonTest {
     void smokeRunCoversEveryStmAndMix() throws Exception {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         List<LocalStmComparison.Row> rows = new LocalStmComparison(
-                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 1),
+                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 1, false),
                 new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
         assertEquals(9, rows.size());
         rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
         assertTrue(buffer.toString(StandardCharsets.UTF_8).contains("/Multiverse"));
+    }
+
+    @Test
+    void disjointTransfersKeepEachStmsInvariantAndSayHowTheyRan() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        List<LocalStmComparison.Row> rows = new LocalStmComparison(
+                new LocalStmComparison.Options(2, 10, 0.05, 0.1, 2, true),
+                new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
+        assertEquals(9, rows.size());
+        String output = buffer.toString(StandardCharsets.UTF_8);
+        assertTrue(output.contains("transfers within each thread's share"), output);
+        assertTrue(output.contains("ratios within each round"), output);
+    }
+
+    @Test
+    void disjointTransfersNeedTwoAccountsPerThread() {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> new LocalStmComparison.Options(4, 7, 1, 1, 1, true));
+        assertTrue(e.getMessage().contains("7 accounts, 4 threads"), e.getMessage());
+    }
+
+    @Test
+    void roundRatiosPairTheSameRound() {
+        assertArrayEquals(new double[] {2.0, 0.5}, LocalStmComparison.ratios(new double[] {4, 1}, new double[] {2, 2}));
     }
 
     /** The full comparison recorded in docs/ (opt-in: ./mvnw -Pbench -pl bench -am verify). */
