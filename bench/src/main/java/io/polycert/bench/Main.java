@@ -46,6 +46,7 @@ public final class Main {
             "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
+            "slices", "oracle: turns each contender takes per phase, in rotating order (default 3, each at least 1 s)",
             "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
@@ -149,6 +150,7 @@ public final class Main {
                             parsed.intValue("threads", 1, 1, 64), parsed.intValue("accounts", d.accounts(), 2,
                                     10_000_000), parsed.intList("read-sets", d.readSets(), 1,
                                     1_000_000), parsed.doubleValue("phase", d.phaseSeconds(), 1, 3600),
+                            parsed.intValue("slices", d.slices(), 1, 3600),
                             parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
                             java.nio.file.Path.of(parsed.string("out", d.output().toString()))), out).run();
                 }

@@ -37,9 +37,16 @@ public final class SwitchingBenchmark {
 
     /** Settings of a run. */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
-            double trainingSeconds, Duration gossipInterval, Path output) {
+            int slices, double trainingSeconds, Duration gossipInterval, Path output) {
+        public Options {
+            if (slices < 1 || phaseSeconds / slices < 1) {
+                throw new IllegalArgumentException("a phase of " + phaseSeconds + " s cannot be cut into " + slices
+                        + " slices of at least 1 s each");
+            }
+        }
+
         public static Options defaults() {
-            return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, Duration.ofSeconds(1),
+            return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
                     Path.of("target", "oracle-switching"));
         }
     }
@@ -65,8 +72,9 @@ public final class SwitchingBenchmark {
         int accounts = Math.max(options.accounts(), maxRead);
         Files.createDirectories(options.output());
         out.printf(Locale.ROOT, "Oracle benchmark: Bank on %d in-JVM replicas, %d thread(s) each, %,d accounts;"
-                + " read-set switching %s every %.0f s%n", options.replicas(), options.threadsPerReplica(), accounts,
-                java.util.Arrays.toString(options.readSets()), options.phaseSeconds());
+                + " read-set switching %s every %.0f s, in %d turns per contender%n", options.replicas(),
+                options.threadsPerReplica(), accounts, java.util.Arrays.toString(options.readSets()),
+                options.phaseSeconds(), options.slices());
         List<PhaseResult> results = new ArrayList<>();
         try (BankCluster bank = new BankCluster(options.replicas(), accounts, GroupStack.embedded())) {
             for (Protocol p : Protocol.values()) { // JIT warm-up of every protocol's path
@@ -81,8 +89,8 @@ public final class SwitchingBenchmark {
                 // machine spread over all of them; an adaptive oracle's timeline is its slices end to end.
                 List<List<Run>> slices = new ArrayList<>();
                 contenders.forEach(c -> slices.add(new ArrayList<>()));
-                double slice = options.phaseSeconds() / SLICES;
-                for (int round = 0; round < SLICES; round++) {
+                double slice = options.phaseSeconds() / options.slices();
+                for (int round = 0; round < options.slices(); round++) {
                     for (int k = 0; k < contenders.size(); k++) {
                         int i = (k + round) % contenders.size();
                         bank.use(contenders.get(i).perReplica());
@@ -198,9 +206,6 @@ public final class SwitchingBenchmark {
     }
 
     // ---------------------------------------------------------------------------------------------------------
-
-    /** Turns each contender takes per phase. */
-    private static final int SLICES = 3;
 
     private record Run(double committedPerSecond, double[] perSecond, double[][] mix) {
         static Run concat(List<Run> runs) {
