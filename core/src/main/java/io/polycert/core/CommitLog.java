@@ -34,8 +34,12 @@ public interface CommitLog {
      * committing at the same time never wait for one another for long: one that finds another's commit in its way
      * finishes it if it is decided and aborts it if not.
      *
+     * A request that is not a transaction of this STM holds no snapshot: if the versions it read were collected
+     * meanwhile, its read cannot be shown valid and counts as stale.
+     *
      * @return the new version
      * @throws TransactionAbortedException with cause {@link AbortCause#CONFLICT} if a read is stale
+     * @throws IllegalArgumentException if the write-set names a box twice (nothing is installed)
      */
     long validateAndAppend(CommitRequest request);
 
@@ -43,10 +47,15 @@ public interface CommitLog {
      * Installs the request's write-set as the next version without validating it (the caller certified it).
      *
      * @throws IllegalStateException if another install runs at the same time, or a local commit ran alongside
+     * @throws IllegalArgumentException if the write-set names a box twice (nothing is installed)
      */
     long append(CommitRequest request);
 
-    /** Installs a write-set given as parallel arrays (for example one received from another replica). */
+    /**
+     * Installs a write-set given as parallel arrays (for example one received from another replica).
+     *
+     * @throws IllegalArgumentException if the write-set names a box twice (nothing is installed)
+     */
     long append(VBox<?>[] boxes, Object[] values);
 
     /**

@@ -35,7 +35,7 @@ final class ReadOnlyTransaction extends Transaction {
     }
 
     @Override
-    public void commit() {
+    void commitNow() {
         checkActive();
         end(Status.COMMITTED);
     }

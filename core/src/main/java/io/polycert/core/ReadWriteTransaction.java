@@ -70,7 +70,7 @@ final class ReadWriteTransaction extends Transaction implements CommitRequest {
     }
 
     @Override
-    public void commit() {
+    void commitNow() {
         checkActive();
         if (writes.size() == 0) {
             // Nothing written: the transaction serializes at its snapshot, which was consistent.

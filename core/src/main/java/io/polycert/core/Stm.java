@@ -183,15 +183,16 @@ public final class Stm implements AutoCloseable {
         for (int attempt = 1; ; attempt++) {
             checkOpen();
             Transaction tx = begin(slot);
+            tx.managed = true;
             T result;
             try {
                 result = body.get();
             } catch (RuntimeException | Error e) {
-                tx.abort();
+                tx.abortNow();
                 throw e;
             }
             try {
-                tx.commit();
+                tx.commitNow();
                 return result;
             } catch (TransactionAbortedException e) {
                 if (!e.abortCause().isRetryable()) {
@@ -238,10 +239,11 @@ public final class Stm implements AutoCloseable {
             return body.get();
         }
         Transaction tx = beginReadOnly();
+        tx.managed = true;
         try {
             return body.get();
         } finally {
-            tx.commit();
+            tx.commitNow();
         }
     }
 
@@ -499,7 +501,7 @@ public final class Stm implements AutoCloseable {
             }
             finish(pending, version, slot);
             return version;
-        } catch (TransactionAbortedException e) {
+        } catch (RuntimeException e) { // an abort, or a write-set naming a box twice
             abandon(commit, boxes, pending, pushed);
             throw e;
         }
@@ -520,6 +522,9 @@ public final class Stm implements AutoCloseable {
             }
             VBox.Body head = box.head();
             Commit other = head == null ? null : head.owner();
+            if (other == commit) { // else an install would wait for itself for ever, and a commit abort itself
+                throw new IllegalArgumentException(box + " is named twice in one write-set");
+            }
             if (other != null) {
                 spins = clearWay(box, head, other, spins);
                 continue;
@@ -556,10 +561,14 @@ public final class Stm implements AutoCloseable {
     /**
      * The first box the request read that a commit overwrote after {@code snapshot} and before {@code version}
      * (this commit's), or null. Commits still undecided before {@code version} are aborted by versionAtMost.
+     * A box whose versions end before one at or below the snapshot counts as overwritten: the collector cut the
+     * version read, so it cannot be shown valid. This STM's own transactions never meet that (their published
+     * snapshot keeps the version they read); a request whose snapshot nobody holds can.
      */
     private VBox<?> firstOverwritten(CommitRequest request, long snapshot, long version, Commit commit) {
         for (int i = 0, n = request.readSetSize(); i < n; i++) {
             VBox<?> box = request.readBox(i);
+            boolean valid = false;
             for (VBox.Body b = box.head(); b != null; b = b.next) {
                 Commit owner = b.owner();
                 long v;
@@ -571,11 +580,15 @@ public final class Stm implements AutoCloseable {
                     continue;
                 }
                 if (v <= snapshot) {
-                    break; // the version we read (or an older one): still valid
+                    valid = true; // the version we read (or an older one)
+                    break;
                 }
                 if (v < version) {
                     return box;
                 }
+            }
+            if (!valid) {
+                return box;
             }
         }
         return null;

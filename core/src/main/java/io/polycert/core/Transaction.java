@@ -23,6 +23,8 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
     /** The owner thread's slot in {@link #stm}: found once, at begin. */
     final Stm.Slot slot;
     Status status = Status.ACTIVE;
+    /** Begun by {@link Stm#atomic} or {@link Stm#readOnly}, which end it themselves. */
+    boolean managed;
 
     Transaction(Stm stm, Stm.Slot slot, long snapshotVersion) {
         this.stm = stm;
@@ -70,14 +72,37 @@ public abstract sealed class Transaction permits ReadWriteTransaction, ReadOnlyT
      * Commits: a read-only transaction simply ends; a read-write one is certified and its writes installed.
      *
      * @throws TransactionAbortedException if certification fails; nothing was written
+     * @throws IllegalStateException inside {@link Stm#atomic} or {@link Stm#readOnly}, which commit themselves
      */
-    public abstract void commit();
+    public final void commit() {
+        checkUnmanaged("commit");
+        commitNow();
+    }
 
-    /** Ends the transaction, discarding its writes. Does nothing if it already ended. */
+    /**
+     * Ends the transaction, discarding its writes. Does nothing if it already ended.
+     *
+     * @throws IllegalStateException inside {@link Stm#atomic} or {@link Stm#readOnly}: throw from the block to
+     *     abort it (else the rest of the block would run outside any transaction)
+     */
     public final void abort() {
+        checkUnmanaged("abort");
+        abortNow();
+    }
+
+    abstract void commitNow();
+
+    final void abortNow() {
         if (status == Status.ACTIVE) {
             checkOwner();
             end(Status.ABORTED);
+        }
+    }
+
+    private void checkUnmanaged(String what) {
+        if (managed && status == Status.ACTIVE) {
+            throw new IllegalStateException("cannot " + what + " a transaction run by stm.atomic(...) or"
+                    + " stm.readOnly(...): the block ends it when it returns; throw from it to abort");
         }
     }
 

@@ -113,7 +113,7 @@ class ReviewStressTest {
         return new Committer(o, xs);
     }
 
-    private static Thread runInNewThread(Runnable r) throws InterruptedException {
+    static Thread runInNewThread(Runnable r) throws InterruptedException {
         AtomicReference<Throwable> failure = new AtomicReference<>();
         Thread t = new Thread(() -> {
             try {
@@ -130,9 +130,16 @@ class ReviewStressTest {
         return t;
     }
 
-    /** A transaction from "another replica": read-set and write-set given explicitly. */
-    record ForeignRequest(long snapshotVersion, VBox<?>[] reads, VBox<?>[] writes, Object[] values)
+    /**
+     * A transaction from "another replica": read-set and write-set given explicitly. {@code onRead}, if any, runs
+     * whenever validation asks for a read box (tests use it to act between a commit's version and its validation).
+     */
+    record ForeignRequest(long snapshotVersion, VBox<?>[] reads, VBox<?>[] writes, Object[] values, Runnable onRead)
             implements CommitRequest {
+        ForeignRequest(long snapshotVersion, VBox<?>[] reads, VBox<?>[] writes, Object[] values) {
+            this(snapshotVersion, reads, writes, values, null);
+        }
+
         @Override
         public int readSetSize() {
             return reads.length;
@@ -140,6 +147,9 @@ class ReviewStressTest {
 
         @Override
         public VBox<?> readBox(int i) {
+            if (onRead != null) {
+                onRead.run();
+            }
             return reads[i];
         }
 

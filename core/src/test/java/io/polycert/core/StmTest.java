@@ -295,4 +295,32 @@ class StmTest {
         assertEquals(1, a.get());
         assertEquals(0, stm.latestVersion());
     }
+
+    /** Before, abort() inside atomic ended the transaction and the rest of the block committed write by write. */
+    @Test
+    void aBlockCannotEndItsOwnTransaction() {
+        Stm stm = Stm.create();
+        VBox<Integer> a = stm.newBox(0);
+        VBox<Integer> b = stm.newBox(0);
+        IllegalStateException e = assertThrows(IllegalStateException.class, () -> stm.atomic(() -> {
+            a.put(1);
+            stm.currentTransaction().abort();
+            b.put(1);
+        }));
+        assertTrue(e.getMessage().contains("throw from it to abort"), e.getMessage());
+        assertThrows(IllegalStateException.class, () -> stm.atomic(() -> {
+            a.put(2);
+            stm.currentTransaction().commit();
+        }));
+        assertThrows(IllegalStateException.class, () -> stm.readOnly(() -> {
+            stm.currentTransaction().commit();
+        }));
+        assertEquals(0, a.get());
+        assertEquals(0, b.get());
+        assertNull(stm.currentTransaction(), "the blocks ended their transactions");
+        Transaction explicit = stm.begin(); // frameworks still end their own
+        b.put(3);
+        explicit.commit();
+        assertEquals(3, b.get());
+    }
 }
