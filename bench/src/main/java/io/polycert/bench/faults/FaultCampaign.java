@@ -240,7 +240,8 @@ public final class FaultCampaign {
      */
     public record ScheduleResult(FaultSchedule schedule, String replication, long committed, long aborted,
             long unknown,
-            long[] byProtocol, ListAppendChecker.Result check, List<String> anomalies, int lostAcknowledged,
+            long[] byProtocol, ListAppendChecker.Result check, List<String> anomalies, int anomalyCount,
+            int lostAcknowledged,
             int stuck, List<String> failures, List<EventResult> events, double seconds, String error,
             Path historyDir) {
 
@@ -269,7 +270,7 @@ public final class FaultCampaign {
     /** Every schedule's result, and the per-fault-type table. */
     public record Report(List<ScheduleResult> runs) {
         public int anomalies() {
-            return runs.stream().mapToInt(r -> r.anomalies().size()).sum();
+            return runs.stream().mapToInt(ScheduleResult::anomalyCount).sum();
         }
 
         public int lostAcknowledged() {
@@ -328,7 +329,7 @@ public final class FaultCampaign {
                 for (int i = 0; i < 3; i++) {
                     protocols[i] += r.byProtocol()[i];
                 }
-                anomalies += r.anomalies().size();
+                anomalies += r.anomalyCount();
                 lost += r.lostAcknowledged();
                 failures += r.failures().size() + (r.error() != null ? 1 : 0);
                 for (EventResult ev : r.events()) {
@@ -372,7 +373,7 @@ public final class FaultCampaign {
                 out.println("schedule " + r.schedule().seed() + " (" + r.schedule().type().label() + ", "
                         + r.schedule().workload() + ", " + r.replication() + "): "
                         + (r.error() != null ? "error: " + r.error() : "")
-                        + (r.anomalies().isEmpty() ? "" : r.anomalies().size() + " anomalies")
+                        + (r.anomalies().isEmpty() ? "" : r.anomalyCount() + " anomalies")
                         + (r.failures().isEmpty() ? "" : " " + r.failures().size() + " liveness failures")
                         + (r.historyDir() != null ? "; history in " + r.historyDir() : ""));
                 for (String a : r.anomalies().subList(0, Math.min(10, r.anomalies().size()))) {
@@ -412,7 +413,7 @@ public final class FaultCampaign {
             log.printf(Locale.ROOT, "  -> %s in %.0f s: %d committed, %d aborted, %d unknown, NVC/BFC/VC %d/%d/%d,"
                     + " %d anomalies, %d lost, %d liveness failures%s%n", r.clean() ? "clean" : "NOT CLEAN",
                     r.seconds(), r.committed(), r.aborted(), r.unknown(), r.byProtocol()[0], r.byProtocol()[1],
-                    r.byProtocol()[2], r.anomalies().size(), r.lostAcknowledged(), r.failures().size(),
+                    r.byProtocol()[2], r.anomalyCount(), r.lostAcknowledged(), r.failures().size(),
                     r.error() == null ? "" : "; error: " + r.error());
         }
         return new Report(results);
@@ -448,7 +449,8 @@ public final class FaultCampaign {
             deleteTree(dir);
             return new ScheduleResult(result.schedule(), result.replication(), result.committed(), result.aborted(),
                     result.unknown(),
-                    result.byProtocol(), result.check(), result.anomalies(), result.lostAcknowledged(),
+                    result.byProtocol(), result.check(), result.anomalies(), result.anomalyCount(),
+                    result.lostAcknowledged(),
                     result.stuck(), result.failures(), result.events(), result.seconds(), result.error(), null);
         }
         return result;
@@ -465,7 +467,7 @@ public final class FaultCampaign {
     }
 
     /** One schedule being run. */
-    private static final class Run {
+    static final class Run {
         final FaultSchedule schedule;
         final Options options;
         final Path dir;
@@ -478,10 +480,25 @@ public final class FaultCampaign {
         final boolean partial;
         ProcessCluster cluster;
         final List<EventResult> events = new ArrayList<>();
+        /** One line per kind of anomaly found (with examples); {@link #anomalyCount} counts the anomalies. */
         final List<String> anomalies = new ArrayList<>();
+        int anomalyCount;
         final List<String> failures = new ArrayList<>();
         final long[] byProtocol = new long[3];
         int restarts;
+
+        void anomaly(String line) {
+            anomalies.add(line);
+            anomalyCount++;
+        }
+
+        /** One line per kind the checker found, each counting as many anomalies as it found of that kind. */
+        void anomalies(ListAppendChecker.Result check) {
+            for (Map.Entry<ListAppendChecker.Anomaly, Integer> a : check.counts().entrySet()) {
+                anomalies.add(a.getKey() + " x" + a.getValue() + ": " + check.examples().get(a.getKey()));
+                anomalyCount += a.getValue();
+            }
+        }
 
         Run(FaultSchedule schedule, Options options, Path dir, PrintStream log) {
             this.schedule = schedule;
@@ -579,9 +596,7 @@ public final class FaultCampaign {
                     aborted = check.aborted();
                     unknown = check.unknown();
                     lost = check.lostAcknowledged();
-                    for (Map.Entry<ListAppendChecker.Anomaly, Integer> a : check.counts().entrySet()) {
-                        anomalies.add(a.getKey() + " x" + a.getValue() + ": " + check.examples().get(a.getKey()));
-                    }
+                    anomalies(check);
                     note("checked " + check.describe().replace("\n", "\n            "));
                     long refused = h.ops().stream().filter(o -> o.outcome() == History.Outcome.ABORTED
                             && AbortCause.OWNERS_UNAVAILABLE.name().equals(o.cause())).count();
@@ -593,7 +608,7 @@ public final class FaultCampaign {
                     committed = totals[0];
                     aborted = totals[1];
                     for (String bad : AuditedBankWorkload.badAudits(dir)) {
-                        anomalies.add("wrong audit total: " + bad);
+                        anomaly("wrong audit total: " + bad);
                     }
                     note("bank: " + committed + " transfers, " + totals[2] + " audits, "
                             + AuditedBankWorkload.badAudits(dir).size() + " wrong totals");
@@ -605,12 +620,12 @@ public final class FaultCampaign {
                 error = Errors.oneLine(e);
                 note("harness error: " + error);
                 e.printStackTrace(log);
-                if (listAppend && check == null) { // what was recorded must still be safe (no final reads)
+                if (listAppend && check == null) { // what was recorded must still be safe
                     try {
-                        check = ListAppendChecker.check(History.read(dir).ops(), List.of());
-                        for (Map.Entry<ListAppendChecker.Anomaly, Integer> a : check.counts().entrySet()) {
-                            anomalies.add(a.getKey() + " x" + a.getValue() + ": " + check.examples().get(a.getKey()));
-                        }
+                        // With the final reads written before the error: a lost commit they show still counts.
+                        check = ListAppendChecker.check(History.read(dir));
+                        lost = check.lostAcknowledged();
+                        anomalies(check);
                         note("checked what was recorded: " + check.describe().replace("\n", "\n            "));
                     } catch (RuntimeException again) {
                         note("cannot check the history either: " + Errors.oneLine(again));
@@ -623,7 +638,7 @@ public final class FaultCampaign {
             }
             return new ScheduleResult(schedule, options.replicationLabel(schedule.replication()), committed, aborted,
                     unknown, byProtocol.clone(), check,
-                    List.copyOf(anomalies), lost, stuck, List.copyOf(failures), List.copyOf(events),
+                    List.copyOf(anomalies), anomalyCount, lost, stuck, List.copyOf(failures), List.copyOf(events),
                     (System.nanoTime() - t0) / 1e9, error, dir);
         }
 
@@ -830,7 +845,7 @@ public final class FaultCampaign {
             }
             note("owners still disagree on " + problems.size() + " keys after " + comparisons + " comparisons");
             for (String p : problems) { // one anomaly per key (the report prints the first ten)
-                anomalies.add("owners disagree after healing: " + p);
+                anomaly("owners disagree after healing: " + p);
             }
         }
 
@@ -1048,11 +1063,11 @@ public final class FaultCampaign {
                 if (!String.valueOf(e.getMessage()).contains("' failed: ")) {
                     throw e; // not an invariant the member found broken
                 }
-                anomalies.add("invariant check failed: " + Errors.oneLine(e));
+                anomaly("invariant check failed: " + Errors.oneLine(e));
                 return totals;
             }
             if (digests.stream().distinct().count() != 1) {
-                anomalies.add("members' state digests differ after applying everything: " + digests);
+                anomaly("members' state digests differ after applying everything: " + digests);
             }
             if (listAppend) {
                 long maxKey = History.read(dir).maxKey();
@@ -1062,7 +1077,7 @@ public final class FaultCampaign {
                     finalDigests.add(cluster.command(i, "workload final-read " + file + " " + maxKey).split(" ")[0]);
                 }
                 if (finalDigests.stream().distinct().count() != 1) {
-                    anomalies.add("final reads differ between members: " + finalDigests);
+                    anomaly("final reads differ between members: " + finalDigests);
                 }
                 note("final reads at " + cluster.live().size() + " members, digests " + (finalDigests.stream()
                         .distinct().count() == 1 ? "equal" : "DIFFER " + finalDigests));

@@ -191,7 +191,8 @@ public final class ListAppendChecker {
 
         static boolean indeterminate(Op op) {
             return op.outcome() == Outcome.UNKNOWN
-                    || (op.outcome() == Outcome.ABORTED && INDETERMINATE_CAUSES.contains(op.cause()));
+                    || (op.outcome() == Outcome.ABORTED && op.cause() != null
+                            && INDETERMINATE_CAUSES.contains(op.cause()));
         }
 
         Result check() {

@@ -144,6 +144,13 @@ class ListAppendCheckerTest {
         assertTrue(r.examples().get(Anomaly.G1A).contains("aborted"), r.describe());
     }
 
+    /** A history built by hand may lack a cause; it used to throw NullPointerException. */
+    @Test
+    void g1aOfAnAbortWithoutACause() {
+        Result r = new H().op(Outcome.ABORTED, null, "1:1", "").ok("2:2", "1=1").check();
+        assertExactly(r, Anomaly.G1A);
+    }
+
     @Test
     void g1aSeenOnlyInTheFinalLists() {
         Result r = new H().aborted("1:1").fin(0, "1=1").check();

@@ -95,7 +95,7 @@ class PartialFaultCampaignTest {
     }
 
     private static ScheduleResult result(FaultSchedule schedule, String replication, long[] byProtocol) {
-        return new ScheduleResult(schedule, replication, 100, 10, 1, byProtocol, null, List.of(), 0, 0, List.of(),
+        return new ScheduleResult(schedule, replication, 100, 10, 1, byProtocol, null, List.of(), 0, 0, 0, List.of(),
                 List.of(), 10, null, null);
     }
 
