@@ -46,7 +46,7 @@ public final class Main {
             "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
-            "slices", "oracle: turns each contender takes per phase, in rotating order (default 3, each at least 1 s)",
+            "slices", "oracle: turns each contender takes per phase, in rotating order (default 3)",
             "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",

@@ -405,6 +405,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             stats.of(protocol).latencyNanos.add(System.nanoTime() - start);
             return version;
         } catch (ExecutionException e) {
+            if (e.getCause() instanceof CommitOutcomeUnknownException unknown) { // the replica closed meanwhile
+                stats.of(protocol).outcomeUnknown.increment();
+                throw unknown;
+            }
             TransactionAbortedException abort = e.getCause() instanceof TransactionAbortedException t ? t
                     : new TransactionAbortedException(AbortCause.REPLICA_LEFT, String.valueOf(e.getCause()), e);
             Outcome outcome = switch (abort.abortCause()) {
@@ -1250,9 +1254,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         } catch (RuntimeException e) {
             LOG.warn("the oracle failed to close", e);
         }
+        // Not an abort: the transactions were sent, and the group may still commit them.
         for (Iterator<LocalTx> it = local.values().iterator(); it.hasNext(); ) {
-            it.next().outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
-                    "the replica was closed before the outcome was known"));
+            it.next().outcome.completeExceptionally(new CommitOutcomeUnknownException(self + " was closed before"
+                    + " the outcome was known; the group may still commit the transaction"));
             it.remove();
         }
     }

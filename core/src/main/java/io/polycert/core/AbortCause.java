@@ -17,7 +17,11 @@ public enum AbortCause {
     TOO_LARGE(false),
     /** This replica is not in a partition holding a majority of the last view, so it cannot commit. */
     NOT_IN_MAJORITY(false),
-    /** The replica left the group (or was shut down) before the outcome was known. */
+    /**
+     * The replica was not in its group: the transaction was never sent, or the group aborted it while the replica
+     * was away. (A replica closed while a commit waits reports {@link CommitOutcomeUnknownException} instead: the
+     * group may still commit that transaction.)
+     */
     REPLICA_LEFT(false),
     /**
      * The membership changed while the transaction ran (partial replication: the owners of its keys moved), so

@@ -129,7 +129,10 @@ public final class Replica implements AutoCloseable {
         return registry;
     }
 
-    /** Leaves the group; transactions waiting for an outcome fail with {@code REPLICA_LEFT}. */
+    /**
+     * Leaves the group; commits still waiting for an outcome throw {@link io.polycert.core.CommitOutcomeUnknownException}
+     * (the group may still commit them).
+     */
     @Override
     public void close() {
         manager.close();

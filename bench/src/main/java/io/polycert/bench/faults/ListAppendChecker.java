@@ -21,11 +21,10 @@ import java.util.TreeMap;
  * Checks a list-append {@link History} in the spirit of Elle's list-append analysis (Kingsbury and Alvaro,
  * "Elle: inferring isolation anomalies from experimental observations", VLDB 2020).
  *
- * <p><b>Which operations count.</b> COMMITTED operations are committed. ABORTED ones are not, except for the
- * causes in {@link #INDETERMINATE_CAUSES} ({@code REPLICA_LEFT}: the replica stopped waiting, the group may still
- * commit it), which are treated like UNKNOWN ones: committed if and only if some read (final reads included)
- * observed one of their appends. Only committed operations' reads are used; final reads are committed read-only
- * operations.
+ * <p><b>Which operations count.</b> COMMITTED operations are committed, ABORTED ones are not (every abort cause
+ * is a decided abort: an undecided outcome is reported as {@code CommitOutcomeUnknownException}, recorded as
+ * UNKNOWN), and UNKNOWN ones are committed if and only if some read (final reads included) observed one of their
+ * appends. Only committed operations' reads are used; final reads are committed read-only operations.
  *
  * <p><b>Version order.</b> Per key, the longest list any read returned. Every other read of the key must be a
  * prefix of it, else {@link Anomaly#INCOMPATIBLE_ORDER} (that read is then left out of the dependency graph).
@@ -53,9 +52,6 @@ import java.util.TreeMap;
  */
 public final class ListAppendChecker {
 
-    /** Abort causes after which the transaction may still have committed. */
-    public static final Set<String> INDETERMINATE_CAUSES = Set.of("REPLICA_LEFT");
-
     /** Anomaly types, lowest first. */
     public enum Anomaly {
         G0, G1A, G1B, G1C, G2, INCOMPATIBLE_ORDER, DUPLICATE_ELEMENT, GARBAGE_READ, LOST_COMMIT, DIVERGENCE
@@ -71,9 +67,8 @@ public final class ListAppendChecker {
      * @param operations operations in the history
      * @param committed acknowledged commits
      * @param aborted definite aborts
-     * @param unknown operations without a known outcome (incl. indeterminate aborts)
+     * @param unknown operations without a known outcome
      * @param unknownCommitted of those, the ones some read observed (counted as committed)
-     * @param indeterminateAbortsObserved aborts with an indeterminate cause that some read observed
      * @param edges dependency edges between committed operations
      * @param counts anomalies found, by type (types not found are absent)
      * @param examples one example per type found
@@ -82,7 +77,7 @@ public final class ListAppendChecker {
      * @param finals final reads compared
      */
     public record Result(int operations, int committed, int aborted, int unknown, int unknownCommitted,
-            int indeterminateAbortsObserved, int edges, Map<Anomaly, Integer> counts, Map<Anomaly, String> examples,
+            int edges, Map<Anomaly, Integer> counts, Map<Anomaly, String> examples,
             int lostAcknowledged, int lostObserved, int finals) {
 
         public Result {
@@ -118,10 +113,6 @@ public final class ListAppendChecker {
                     .append(" observed); ").append(edges).append(" dependency edges; ").append(finals)
                     .append(" final reads; lost: ").append(lostAcknowledged).append(" acknowledged, ")
                     .append(lostObserved).append(" observed");
-            if (indeterminateAbortsObserved > 0) {
-                sb.append("; ").append(indeterminateAbortsObserved).append(" aborts with an indeterminate cause"
-                        + " (REPLICA_LEFT) were observed committed");
-            }
             if (counts.isEmpty()) {
                 sb.append("; no anomalies");
             }
@@ -189,12 +180,6 @@ public final class ListAppendChecker {
             return "op " + ops.get(node).id();
         }
 
-        static boolean indeterminate(Op op) {
-            return op.outcome() == Outcome.UNKNOWN
-                    || (op.outcome() == Outcome.ABORTED && op.cause() != null
-                            && INDETERMINATE_CAUSES.contains(op.cause()));
-        }
-
         Result check() {
             for (int i = 0; i < ops.size(); i++) {
                 for (Append a : ops.get(i).appends()) {
@@ -234,7 +219,6 @@ public final class ListAppendChecker {
             int aborted = 0;
             int unknown = 0;
             int unknownCommitted = 0;
-            int indeterminateObserved = 0;
             for (int i = 0; i < ops.size(); i++) {
                 Op op = ops.get(i);
                 boolean seen = false;
@@ -244,14 +228,11 @@ public final class ListAppendChecker {
                 if (op.outcome() == Outcome.COMMITTED) {
                     committed++;
                     included[i] = true;
-                } else if (indeterminate(op)) {
+                } else if (op.outcome() == Outcome.UNKNOWN) {
                     unknown++;
                     if (seen) {
                         unknownCommitted++;
                         included[i] = true;
-                        if (op.outcome() == Outcome.ABORTED) {
-                            indeterminateObserved++;
-                        }
                     }
                 } else {
                     aborted++;
@@ -272,8 +253,8 @@ public final class ListAppendChecker {
             checkG1b(byKey);
             cycles();
             int[] lost = finals.isEmpty() ? new int[2] : lostAndDivergence();
-            return new Result(ops.size(), committed, aborted, unknown, unknownCommitted, indeterminateObserved,
-                    edgeMask.size(), counts, examples, lost[0], lost[1], finals.size());
+            return new Result(ops.size(), committed, aborted, unknown, unknownCommitted, edgeMask.size(), counts,
+                    examples, lost[0], lost[1], finals.size());
         }
 
         String g1aExample(int op, List<Read> reads) {

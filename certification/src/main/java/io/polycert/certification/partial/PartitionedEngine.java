@@ -2730,9 +2730,9 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         synchronized (this) {
             notifyAll();
         }
-        for (Pending p : originated.values()) {
-            p.outcome.completeExceptionally(new TransactionAbortedException(AbortCause.REPLICA_LEFT,
-                    "the store closed before the outcome was known"));
+        for (Pending p : originated.values()) { // sent: the owners may still commit them
+            p.outcome.completeExceptionally(new OutcomeUnknownException("the store closed before the outcome of"
+                    + " transaction " + p.seq + " was known; its owners may still commit it"));
         }
     }
 
