@@ -34,7 +34,7 @@ public interface CommitLog {
      * committing at the same time never wait for one another for long: one that finds another's commit in its way
      * finishes it if it is decided and aborts it if not.
      *
-     * A request that is not a transaction of this STM holds no snapshot: if the versions it read were collected
+     * <p>A request that is not a transaction of this STM holds no snapshot: if the versions it read were collected
      * meanwhile, its read cannot be shown valid and counts as stale.
      *
      * @return the new version
