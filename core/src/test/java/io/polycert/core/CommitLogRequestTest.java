@@ -13,6 +13,13 @@ import org.junit.jupiter.api.Test;
 /** Requests handed to the {@link CommitLog} that are not transactions of its STM, and malformed write-sets. */
 class CommitLogRequestTest {
 
+    /** This STM's commit log, as a replication handler receives it (JUnit makes one per test). */
+    private final AtomicReference<CommitLog> log = new AtomicReference<>();
+    private final Stm stm = Stm.builder().commitHandler(commitLog -> {
+        log.set(commitLog);
+        return commitLog::validateAndAppend;
+    }).build();
+
     /** A request from outside the STM; {@code beforeValidation} runs once, when validation first reads it. */
     private static ReviewStressTest.ForeignRequest request(long snapshot, VBox<?>[] reads, VBox<?>[] writes,
             Object[] values, Runnable beforeValidation) {
@@ -22,17 +29,6 @@ class CommitLogRequestTest {
                 beforeValidation.run();
             }
         });
-    }
-
-    private static CommitLog logOf(AtomicReference<CommitLog> holder) {
-        return holder.get();
-    }
-
-    private static Stm stmWithLog(AtomicReference<CommitLog> holder) {
-        return Stm.builder().commitHandler(log -> {
-            holder.set(log);
-            return log::validateAndAppend;
-        }).build();
     }
 
     private static void onAnotherThread(Runnable r) {
@@ -49,8 +45,6 @@ class CommitLogRequestTest {
      */
     @Test
     void aReadWhoseVersionsWereCollectedCountsAsStale() {
-        AtomicReference<CommitLog> log = new AtomicReference<>();
-        Stm stm = stmWithLog(log);
         VBox<Long> x = stm.newBox(0L);
         VBox<Long> a = stm.newBox(0L);
         long snapshot = stm.latestVersion();
@@ -63,7 +57,7 @@ class CommitLogRequestTest {
                     }
                 }));
         TransactionAbortedException e = assertThrows(TransactionAbortedException.class,
-                () -> logOf(log).validateAndAppend(request));
+                () -> log.get().validateAndAppend(request));
         assertEquals(AbortCause.CONFLICT, e.abortCause());
         assertEquals(1, x.versionCount(), "the test did not collect the version the request read");
         assertEquals(0L, a.get(), "the refused request wrote");
@@ -71,8 +65,6 @@ class CommitLogRequestTest {
 
     @Test
     void aReadOverwrittenAndNotCollectedIsStaleToo() {
-        AtomicReference<CommitLog> log = new AtomicReference<>();
-        Stm stm = stmWithLog(log);
         VBox<Long> x = stm.newBox(0L);
         VBox<Long> a = stm.newBox(0L);
         long snapshot = stm.latestVersion();
@@ -80,18 +72,16 @@ class CommitLogRequestTest {
         CommitRequest request = request(snapshot, new VBox<?>[] {x}, new VBox<?>[] {a}, new Object[] {100L},
                 () -> onAnotherThread(() -> stm.atomic(() -> x.put(2L))));
         assertEquals(AbortCause.CONFLICT, assertThrows(TransactionAbortedException.class,
-                () -> logOf(log).validateAndAppend(request)).abortCause());
+                () -> log.get().validateAndAppend(request)).abortCause());
     }
 
     @Test
     void aValidRequestCommits() {
-        AtomicReference<CommitLog> log = new AtomicReference<>();
-        Stm stm = stmWithLog(log);
         VBox<Long> x = stm.newBox(0L);
         VBox<Long> a = stm.newBox(0L);
         CommitRequest request = request(stm.latestVersion(), new VBox<?>[] {x}, new VBox<?>[] {a},
                 new Object[] {7L}, null);
-        long version = logOf(log).validateAndAppend(request);
+        long version = log.get().validateAndAppend(request);
         assertEquals(stm.latestVersion(), version);
         assertEquals(7L, a.get());
     }
@@ -99,29 +89,25 @@ class CommitLogRequestTest {
     /** Before, an install naming a box twice waited for its own pending version for ever, holding the install. */
     @Test
     void anInstallNamingABoxTwiceIsRefusedAndLeavesNothingBehind() {
-        AtomicReference<CommitLog> log = new AtomicReference<>();
-        Stm stm = stmWithLog(log);
         VBox<Integer> box = stm.newBox(1);
         IllegalArgumentException e = assertTimeoutPreemptively(Duration.ofSeconds(10), () -> assertThrows(
-                IllegalArgumentException.class, () -> logOf(log).append(new VBox<?>[] {box, box},
+                IllegalArgumentException.class, () -> log.get().append(new VBox<?>[] {box, box},
                         new Object[] {2, 3})));
         assertTrue(e.getMessage().contains("named twice"), e.getMessage());
         assertEquals(1, box.get());
         assertEquals(1, box.versionCount(), "the refused install left a version behind");
-        logOf(log).append(new VBox<?>[] {box}, new Object[] {4}); // the next install runs
+        log.get().append(new VBox<?>[] {box}, new Object[] {4}); // the next install runs
         assertEquals(4, box.get());
     }
 
     /** Before, it aborted itself with a retryable CONFLICT, though it could never commit. */
     @Test
     void aRequestNamingABoxTwiceIsRefusedAsMalformed() {
-        AtomicReference<CommitLog> log = new AtomicReference<>();
-        Stm stm = stmWithLog(log);
         VBox<Integer> box = stm.newBox(1);
         VBox<Integer> other = stm.newBox(1);
         CommitRequest request = request(stm.latestVersion(), new VBox<?>[0], new VBox<?>[] {other, box, box},
                 new Object[] {5, 2, 3}, null);
-        assertThrows(IllegalArgumentException.class, () -> logOf(log).validateAndAppend(request));
+        assertThrows(IllegalArgumentException.class, () -> log.get().validateAndAppend(request));
         assertEquals(1, other.get());
         assertEquals(1, other.versionCount(), "the refused request left its first write behind");
         stm.atomic(() -> other.put(6)); // nothing pending in the way
