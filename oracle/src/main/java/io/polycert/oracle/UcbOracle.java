@@ -204,7 +204,14 @@ public final class UcbOracle implements ProtocolOracle {
         /** When the statistics were last faded. */
         long fadedAt;
         boolean fadedOnce;
+        /** Bound re-learnings and shift cuts, for {@code describe}. */
         int resets;
+        int saturatedResets;
+        int looseResets;
+        int shifts;
+        /** What {@code choose} returned for this bucket: per arm, and VC while bootstrapping. */
+        final long[] chosen = new long[ARMS];
+        long bootstrapChosen;
 
         Bucket(int bootstrapMax) {
             bootstrapSamples = new long[bootstrapMax];
@@ -233,8 +240,17 @@ public final class UcbOracle implements ProtocolOracle {
 
     @Override
     public Protocol choose(TransactionProfile profile) {
-        double[] merged = merged(ReadSetBuckets.of(profile.readSetSize()), true);
-        return merged == null ? Protocol.VC : best(merged);
+        int b = ReadSetBuckets.of(profile.readSetSize());
+        double[] merged = merged(b, true);
+        if (merged == null) {
+            return Protocol.VC;
+        }
+        Protocol chosen = best(merged);
+        Bucket bucket = buckets[b];
+        synchronized (bucket) {
+            bucket.chosen[chosen.ordinal()]++;
+        }
+        return chosen;
     }
 
     /** The bucket's statistics plus the other replicas', [arm * 3 + {n, sum, sumSq}]; null while bootstrapping. */
@@ -243,6 +259,7 @@ public final class UcbOracle implements ProtocolOracle {
         double[] merged = new double[3 * ARMS];
         synchronized (bucket) {
             if (nullWhileBootstrapping && Double.isNaN(bucket.maxLatency)) {
+                bucket.bootstrapChosen++;
                 return null;
             }
             for (int a = 0; a < ARMS; a++) {
@@ -313,11 +330,13 @@ public final class UcbOracle implements ProtocolOracle {
             bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
             if (bucket.zeroRun >= SATURATED_AFTER) {
                 bucket.resets++;
+                bucket.saturatedResets++;
                 bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
                 return;
             }
             if (bucket.looseRun >= bucket.looseAfter) {
                 bucket.resets++;
+                bucket.looseResets++;
                 bucket.looseBound = bucket.maxLatency;
                 bucket.clear(clock.getAsLong()); // every arm far below maxLatency: learn the bound again
                 return;
@@ -412,6 +431,7 @@ public final class UcbOracle implements ProtocolOracle {
             return;
         }
         bucket.resets++;
+        bucket.shifts++;
         long now = clock.getAsLong();
         for (int a = 0; a < ARMS; a++) {
             bucket.n[a] *= 0.05;
@@ -553,7 +573,8 @@ public final class UcbOracle implements ProtocolOracle {
 
     /**
      * What the bandit of one read-set bucket knows: its maxLatency, each arm's weight of evidence and mean reward
-     * (this replica's plus the others'), and how often a shift reset it. For logs and benchmarks.
+     * (this replica's plus the others'), what {@code choose} returned for it (VC while bootstrapping apart), and how
+     * often each rule reset it. For logs and benchmarks.
      */
     public String describe(int readSetSize) {
         int b = ReadSetBuckets.of(readSetSize);
@@ -566,7 +587,14 @@ public final class UcbOracle implements ProtocolOracle {
             out.append(String.format(java.util.Locale.ROOT, ", %s n=%.0f mean=%.3f", p, s[3 * a],
                     s[3 * a] > 0 ? s[3 * a + 1] / s[3 * a] : Double.NaN));
         }
-        return out.append(", resets ").append(resets(readSetSize)).toString();
+        Bucket bucket = buckets[b];
+        synchronized (bucket) {
+            return out.append(String.format(java.util.Locale.ROOT,
+                    "; chose NVC/BFC/VC %d/%d/%d and VC %d times bootstrapping; bound learned again %d times"
+                            + " (saturated) and %d (loose); shifts %d",
+                    bucket.chosen[0], bucket.chosen[1], bucket.chosen[2], bucket.bootstrapChosen,
+                    bucket.saturatedResets, bucket.looseResets, bucket.shifts)).toString();
+        }
     }
 
     @Override
