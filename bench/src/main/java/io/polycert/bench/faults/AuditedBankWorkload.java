@@ -246,7 +246,8 @@ public final class AuditedBankWorkload implements FaultWorkload {
         };
     }
 
-    private void badAudit(long total, long expected) {
+    /** Counts a wrong total and records it in the history directory (package-private for tests). */
+    void badAudit(long total, long expected) {
         badAudits.increment();
         System.err.println("bank-audit: an audit saw a total of " + total + ", not " + expected);
         if (historyDir == null) {
@@ -268,9 +269,21 @@ public final class AuditedBankWorkload implements FaultWorkload {
 
     /** Wrong totals recorded in {@code dir} by every member process. */
     public static List<String> badAudits(Path dir) {
+        return badAudits(dir, "audit-");
+    }
+
+    /**
+     * How many of the wrong totals that member process {@code pid} counted ({@code reported}, from {@code stats})
+     * are missing from its file in {@code dir}: its write failed, and the failure went to its stderr only.
+     */
+    public static long unrecordedBadAudits(Path dir, int member, long pid, long reported) {
+        return Math.max(0, reported - badAudits(dir, "audit-m" + member + "-p" + pid + ".log").size());
+    }
+
+    private static List<String> badAudits(Path dir, String prefix) {
         List<String> out = new ArrayList<>();
         try (Stream<Path> s = Files.list(dir)) {
-            for (Path f : s.filter(p -> p.getFileName().toString().startsWith("audit-")).sorted().toList()) {
+            for (Path f : s.filter(p -> p.getFileName().toString().startsWith(prefix)).sorted().toList()) {
                 for (String line : History.completeLines(f)) {
                     if (line.startsWith("BAD ")) {
                         out.add(f.getFileName() + ": " + line);

@@ -1044,6 +1044,13 @@ public final class FaultCampaign {
                     totals[0] += Long.parseLong(stats[2]);
                     totals[1] += Long.parseLong(stats[3]);
                     totals[2] += Long.parseLong(stats[0]);
+                    long unrecorded = AuditedBankWorkload.unrecordedBadAudits(dir, i, cluster.pid(i),
+                            Long.parseLong(stats[1]));
+                    if (unrecorded > 0) { // the member could not write them down: count them all the same
+                        anomalies.add("wrong audit totals: r" + i + " counted " + unrecorded
+                                + " that its audit file lacks (see its stderr)");
+                        anomalyCount += unrecorded;
+                    }
                 }
             }
             long[] p = cluster.progress();
