@@ -51,6 +51,8 @@ public final class Main {
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
             "conflicts", "bank: random (default) or disjoint (each client thread its own accounts: no conflicts)",
+            "ids", "bank: dense (default: consecutive box ids, about 1 byte per read in NVC's message) or scattered"
+                    + " (named roots with hashed ids, as a TxMap's keys: several bytes per read)",
             "writes", "bank: percentage of transactions that transfer; kv-spread: percentage of commands that"
                     + " increment (default 100); the others are read-only",
             "apply-threads", "kv-spread: apply threads per member to compare, comma-separated, 0 for off"
@@ -123,16 +125,22 @@ public final class Main {
                         out).run();
                 case "bank" -> {
                     io.polycert.bench.workload.BankWorkload.Conflicts conflicts;
+                    io.polycert.bench.workload.BankWorkload.Ids ids;
                     try {
                         conflicts = io.polycert.bench.workload.BankWorkload.Conflicts.fromName(
                                 parsed.string("conflicts", "random"));
                     } catch (IllegalArgumentException e) {
                         throw new Args.UsageException("--conflicts: " + e.getMessage());
                     }
+                    try {
+                        ids = io.polycert.bench.workload.BankWorkload.Ids.fromName(parsed.string("ids", "dense"));
+                    } catch (IllegalArgumentException e) {
+                        throw new Args.UsageException("--ids: " + e.getMessage());
+                    }
                     new io.polycert.bench.replicated.BankBenchmark(new io.polycert.bench.replicated.BankBenchmark
                             .Options(runner(parsed), parsed.intValue("replicas", 3, 1, 16), parsed.intList(
                                     "read-sets", new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
-                            accounts, parsed.intValue("writes", 100, 0, 100), conflicts, runOptions(parsed,
+                            accounts, parsed.intValue("writes", 100, 0, 100), conflicts, ids, runOptions(parsed,
                                     java.util.List.of("nvc", "bfc", "vc"), 1, 1, 2, 2), java.nio.file.Path.of(
                                     parsed.string("out", "target/bank"))), out).run();
                 }

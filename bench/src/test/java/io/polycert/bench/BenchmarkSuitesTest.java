@@ -36,7 +36,8 @@ class BenchmarkSuitesTest {
     @Test
     void bankSmokeWritesResultsAndCharts(@TempDir Path dir) throws Exception {
         List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
-                new int[] {1, 100}, 500, 100, BankWorkload.Conflicts.RANDOM, new Runner.Options(List.of("nvc", "bfc",
+                new int[] {1, 100}, 500, 100, BankWorkload.Conflicts.RANDOM, BankWorkload.Ids.DENSE,
+                new Runner.Options(List.of("nvc", "bfc",
                         "vc"), 1, 0.2, 0.6, 1, 1, 0), dir), quiet()).run();
         assertEquals(6, results.size());
         results.forEach(r -> assertTrue(r.committed() > 0, r.contender() + " at R=" + r.parameter("readSet")));
@@ -44,6 +45,22 @@ class BenchmarkSuitesTest {
             assertTrue(Files.size(dir.resolve(f)) > 0, f);
         }
         assertEquals(1 + 6, Files.readAllLines(dir.resolve("bank.csv")).size());
+    }
+
+    @Test
+    void scatteredIdsMakeNvcsReadSetCostSeveralBytesPerRead(@TempDir Path dir) throws Exception {
+        double[] bytesPerRead = new double[2];
+        for (BankWorkload.Ids ids : BankWorkload.Ids.values()) {
+            List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
+                    new int[] {200}, 1_000, 100, BankWorkload.Conflicts.RANDOM, ids, new Runner.Options(List.of(
+                            "nvc", "bfc"), 1, 0.2, 0.6, 1, 1, 0), dir.resolve(ids.name())), quiet()).run();
+            RunResult nvc = results.get(0);
+            assertEquals("nvc", nvc.contender());
+            assertTrue(nvc.committed() > 0 && results.get(1).committed() > 0, ids + ": " + results);
+            bytesPerRead[ids.ordinal()] = nvc.bytesPerTransaction() / 200;
+        }
+        assertTrue(bytesPerRead[0] < 2, "dense ids: " + bytesPerRead[0] + " bytes per read");
+        assertTrue(bytesPerRead[1] > 5, "scattered ids: " + bytesPerRead[1] + " bytes per read");
     }
 
     @Test

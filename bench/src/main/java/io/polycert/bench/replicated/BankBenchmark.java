@@ -24,7 +24,7 @@ public final class BankBenchmark {
 
     /** Settings of a run. */
     public record Options(ClusterKind runner, int replicas, int[] readSets, int accounts, int writePercent,
-            BankWorkload.Conflicts conflicts, Runner.Options run, Path output) {
+            BankWorkload.Conflicts conflicts, BankWorkload.Ids ids, Runner.Options run, Path output) {
     }
 
     private final Options options;
@@ -40,14 +40,16 @@ public final class BankBenchmark {
         int accounts = Math.max(options.accounts(), maxRead);
         Files.createDirectories(options.output());
         out.printf(Locale.ROOT, "Replicated Bank: %d %s replicas, %d thread(s) each, %,d accounts, %d%% transfers,"
-                + " %s accounts, %d round(s) of %.0f s per protocol%n", options.replicas(),
+                + " %s accounts with %s ids, %d round(s) of %.0f s per protocol%n", options.replicas(),
                 options.runner().description(), options.run().threadsPerMember(), accounts, options.writePercent(),
-                options.conflicts().name().toLowerCase(Locale.ROOT), options.run().rounds(), options.run().seconds());
+                options.conflicts().name().toLowerCase(Locale.ROOT), options.ids().name().toLowerCase(Locale.ROOT),
+                options.run().rounds(), options.run().seconds());
         List<RunResult> all = new ArrayList<>();
         out.printf(Locale.ROOT, "%8s %-14s %12s %8s %8s %10s %10s %10s %12s%n", "R", "contender", "commits/s",
                 "aborts", "BF f.p.", "p50 us", "p90 us", "p99 us", "bytes/tx");
         for (int readSet : options.readSets()) {
-            BankWorkload bank = new BankWorkload(accounts, readSet, options.writePercent(), options.conflicts());
+            BankWorkload bank = new BankWorkload(accounts, readSet, options.writePercent(), options.conflicts(),
+                    options.ids());
             try (BenchCluster cluster = options.runner().start(options.replicas(), bank)) {
                 cluster.populate();
                 Map<String, String> extra = new LinkedHashMap<>();

@@ -10,7 +10,8 @@ import java.util.SplittableRandom;
 
 /**
  * The Bank (PolyCert's Fig. 2): each transaction reads {@code readSet} consecutive accounts from a random start
- * and moves 1 between two random accounts. Accounts are boxes listed in root arrays of at most {@link #CHUNK}.
+ * and moves 1 between two random accounts. Accounts are boxes listed in root arrays of at most {@link #CHUNK}
+ * ({@link Ids#DENSE}), or named roots ({@link Ids#SCATTERED}).
  */
 public final class BankWorkload implements Workload {
     /** Accounts per root array: creating one array stays well under the commit-message limit. */
@@ -40,10 +41,39 @@ public final class BankWorkload implements Workload {
         }
     }
 
+    /** Which ids the account boxes have: what a read-set costs NVC on the wire. */
+    public enum Ids {
+        /**
+         * Boxes created in one go, with the STM's consecutive ids: R consecutive accounts are R ids one apart, which
+         * NVC's sorted, delta-encoded read-set carries in about one byte each (the most compressible case).
+         */
+        DENSE,
+        /**
+         * Named roots, whose ids are hashed from their names as a {@code TxMap}'s keys are: the ids of R accounts are
+         * scattered and cost NVC several bytes each (about 6.5 at R = 200), as in an application whose objects were
+         * created at different times or are keyed by name.
+         */
+        SCATTERED;
+
+        /** {@code dense} or {@code scattered}. */
+        public static Ids fromName(String name) {
+            for (Ids i : values()) {
+                if (i.name().equalsIgnoreCase(name)) {
+                    return i;
+                }
+            }
+            throw new IllegalArgumentException("ids must be dense or scattered, was '" + name + "'");
+        }
+    }
+
+    /** Accounts per populating transaction when they are named roots (each write carries its id and value). */
+    private static final int SCATTERED_CHUNK = 5_000;
+
     private final int accounts;
     private final int readSet;
     private final int writePercent;
     private final Conflicts conflicts;
+    private final Ids ids;
 
     /** Every transaction a transfer, at random accounts. */
     public BankWorkload(int accounts, int readSet) {
@@ -57,6 +87,17 @@ public final class BankWorkload implements Workload {
      * @param conflicts which accounts clients touch
      */
     public BankWorkload(int accounts, int readSet, int writePercent, Conflicts conflicts) {
+        this(accounts, readSet, writePercent, conflicts, Ids.DENSE);
+    }
+
+    /**
+     * @param accounts at least 2
+     * @param readSet accounts each transaction reads, between 1 and {@code accounts}
+     * @param writePercent transactions that transfer; the others are read-only sums of {@code readSet} accounts
+     * @param conflicts which accounts clients touch
+     * @param ids how the accounts' box ids are laid out
+     */
+    public BankWorkload(int accounts, int readSet, int writePercent, Conflicts conflicts, Ids ids) {
         if (accounts < 2) {
             throw new IllegalArgumentException("the bank needs at least 2 accounts, was " + accounts);
         }
@@ -71,6 +112,7 @@ public final class BankWorkload implements Workload {
         this.readSet = readSet;
         this.writePercent = writePercent;
         this.conflicts = java.util.Objects.requireNonNull(conflicts, "conflicts");
+        this.ids = java.util.Objects.requireNonNull(ids, "ids");
     }
 
     @Override
@@ -85,6 +127,7 @@ public final class BankWorkload implements Workload {
         p.put("readSet", Integer.toString(readSet));
         p.put("writes", Integer.toString(writePercent));
         p.put("conflicts", conflicts.name().toLowerCase(java.util.Locale.ROOT));
+        p.put("ids", ids.name().toLowerCase(java.util.Locale.ROOT));
         return p;
     }
 
@@ -96,6 +139,19 @@ public final class BankWorkload implements Workload {
     @Override
     public void populate(Replica replica) {
         Stm stm = replica.stm();
+        if (ids == Ids.SCATTERED) {
+            VBox<Long>[] all = roots(replica);
+            for (int from = 0; from < accounts; from += SCATTERED_CHUNK) {
+                int lo = from;
+                int hi = Math.min(accounts, from + SCATTERED_CHUNK);
+                stm.atomic(() -> {
+                    for (int i = lo; i < hi; i++) {
+                        all[i].put(INITIAL);
+                    }
+                });
+            }
+            return;
+        }
         for (int c = 0; c < chunks(); c++) {
             int size = Math.min(CHUNK, accounts - c * CHUNK);
             VBox<VBox<Long>[]> root = replica.root("accounts-" + c);
@@ -116,6 +172,13 @@ public final class BankWorkload implements Workload {
 
     /** The account boxes as seen at {@code replica} (once it applied what {@link #populate} committed). */
     public VBox<Long>[] accountsAt(Replica replica) {
+        if (ids == Ids.SCATTERED) {
+            VBox<Long>[] all = roots(replica);
+            if (replica.stm().readOnly(() -> all[0].get() == null || all[accounts - 1].get() == null)) {
+                throw new IllegalStateException("the accounts are not populated at " + replica.self());
+            }
+            return all;
+        }
         @SuppressWarnings("unchecked")
         VBox<Long>[] all = new VBox[accounts];
         for (int c = 0; c < chunks(); c++) {
@@ -125,6 +188,16 @@ public final class BankWorkload implements Workload {
                 throw new IllegalStateException("accounts-" + c + " is not populated at " + replica.self());
             }
             System.arraycopy(part, 0, all, c * CHUNK, part.length);
+        }
+        return all;
+    }
+
+    /** The accounts as named roots (scattered ids), the same boxes at every replica. */
+    private VBox<Long>[] roots(Replica replica) {
+        @SuppressWarnings("unchecked")
+        VBox<Long>[] all = new VBox[accounts];
+        for (int i = 0; i < accounts; i++) {
+            all[i] = replica.root("bank-account-" + i);
         }
         return all;
     }

@@ -21,9 +21,11 @@ public final class Workloads {
         switch (name) {
             case "bank": {
                 String conflicts = p.remove("conflicts");
+                String ids = p.remove("ids");
                 Workload w = new BankWorkload(intParam(p, "accounts", 1000), intParam(p, "readSet", 1),
                         intParam(p, "writes", 100), conflicts == null ? BankWorkload.Conflicts.RANDOM
-                                : BankWorkload.Conflicts.fromName(conflicts));
+                                : BankWorkload.Conflicts.fromName(conflicts),
+                        ids == null ? BankWorkload.Ids.DENSE : BankWorkload.Ids.fromName(ids));
                 rejectUnknown(p, spec);
                 return w;
             }
