@@ -480,14 +480,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         for (int i = 0; i < ids.length; i++) {
             ids[i] = request.readBox(i).id();
         }
-        Arrays.sort(ids);
-        int n = 0;
-        for (int i = 0; i < ids.length; i++) {
-            if (i == 0 || ids[i] != ids[i - 1]) {
-                ids[n++] = ids[i];
-            }
-        }
-        return Arrays.copyOf(ids, n);
+        return SortedIds.distinct(ids);
     }
 
     private byte[] encodeValues(CommitRequest request) {
