@@ -241,16 +241,16 @@ public final class UcbOracle implements ProtocolOracle {
     @Override
     public Protocol choose(TransactionProfile profile) {
         int b = ReadSetBuckets.of(profile.readSetSize());
-        double[] merged = merged(b, true);
-        if (merged == null) {
-            return Protocol.VC;
-        }
-        Protocol chosen = best(merged);
         Bucket bucket = buckets[b];
-        synchronized (bucket) {
+        synchronized (bucket) { // merged() takes it again: one acquisition for the choice and its count
+            double[] merged = merged(b, true);
+            if (merged == null) {
+                return Protocol.VC;
+            }
+            Protocol chosen = best(merged);
             bucket.chosen[chosen.ordinal()]++;
+            return chosen;
         }
-        return chosen;
     }
 
     /** The bucket's statistics plus the other replicas', [arm * 3 + {n, sum, sumSq}]; null while bootstrapping. */
