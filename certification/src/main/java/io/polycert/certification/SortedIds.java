@@ -55,7 +55,7 @@ final class SortedIds {
         return descents;
     }
 
-    /** Stable LSD radix sort of signed longs: digits of the value with its sign bit flipped, so negatives come first. */
+    /** Stable LSD radix sort of signed longs, on digits of the value with its sign bit flipped: negatives first. */
     private static long[] radixSort(long[] ids) {
         long[] from = ids;
         long[] to = new long[ids.length];
