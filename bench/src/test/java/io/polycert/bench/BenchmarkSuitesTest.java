@@ -47,12 +47,13 @@ class BenchmarkSuitesTest {
         assertEquals(1 + 6, Files.readAllLines(dir.resolve("bank.csv")).size());
     }
 
+    /** 6,000 accounts: the scattered bank populates them in two commits, and every replica checks their total. */
     @Test
     void scatteredIdsMakeNvcsReadSetCostSeveralBytesPerRead(@TempDir Path dir) throws Exception {
         double[] bytesPerRead = new double[2];
         for (BankWorkload.Ids ids : BankWorkload.Ids.values()) {
             List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
-                    new int[] {200}, 1_000, 100, BankWorkload.Conflicts.RANDOM, ids, new Runner.Options(List.of(
+                    new int[] {200}, 6_000, 100, BankWorkload.Conflicts.RANDOM, ids, new Runner.Options(List.of(
                             "nvc", "bfc"), 1, 0.2, 0.6, 1, 1, 0), dir.resolve(ids.name())), quiet()).run();
             RunResult nvc = results.get(0);
             assertEquals("nvc", nvc.contender());

@@ -79,9 +79,13 @@ class RunnerTest {
         assertThrows(IllegalArgumentException.class, () -> Workloads.fromSpec("bank:colour=red"));
         assertThrows(IllegalArgumentException.class, () -> Workloads.fromSpec("tpcc"));
         Workload w = Workloads.fromSpec("bank:accounts=500,readSet=7");
-        assertEquals("bank:accounts=500,readSet=7,writes=100,conflicts=random", Workloads.specOf(w));
+        assertEquals("bank:accounts=500,readSet=7,writes=100,conflicts=random,ids=dense", Workloads.specOf(w));
         assertEquals(Workloads.specOf(w), Workloads.specOf(Workloads.fromSpec(Workloads.specOf(w))));
         assertThrows(IllegalArgumentException.class, () -> Workloads.fromSpec("bank:conflicts=some"));
         assertThrows(IllegalArgumentException.class, () -> Workloads.fromSpec("bank:writes=101"));
+        Workload scattered = Workloads.fromSpec("bank:accounts=500,ids=scattered");
+        assertEquals(Workloads.specOf(scattered), Workloads.specOf(Workloads.fromSpec(Workloads.specOf(scattered))));
+        assertTrue(Workloads.specOf(scattered).endsWith(",ids=scattered"), Workloads.specOf(scattered));
+        assertThrows(IllegalArgumentException.class, () -> Workloads.fromSpec("bank:ids=sparse"));
     }
 }
