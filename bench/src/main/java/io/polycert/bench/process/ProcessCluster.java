@@ -475,7 +475,11 @@ public final class ProcessCluster implements BenchCluster {
             fresh.killed = true;
             fresh.destroy();
             // gone before anyone restarts it again (restart refuses a member whose process is still alive)
-            fresh.process.waitFor(10, TimeUnit.SECONDS);
+            try {
+                fresh.process.waitFor(10, TimeUnit.SECONDS);
+            } catch (InterruptedException again) {
+                Thread.currentThread().interrupt(); // and report why it failed to start, not this
+            }
             members.set(member, fresh);
             throw e;
         }
