@@ -205,7 +205,6 @@ public final class UcbOracle implements ProtocolOracle {
         long fadedAt;
         boolean fadedOnce;
         /** Bound re-learnings and shift cuts, for {@code describe}. */
-        int resets;
         int saturatedResets;
         int looseResets;
         int shifts;
@@ -329,13 +328,11 @@ public final class UcbOracle implements ProtocolOracle {
             bucket.recentReward += DRIFT_ALPHA * (reward - bucket.recentReward);
             bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
             if (bucket.zeroRun >= SATURATED_AFTER) {
-                bucket.resets++;
                 bucket.saturatedResets++;
                 bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
                 return;
             }
             if (bucket.looseRun >= bucket.looseAfter) {
-                bucket.resets++;
                 bucket.looseResets++;
                 bucket.looseBound = bucket.maxLatency;
                 bucket.clear(clock.getAsLong()); // every arm far below maxLatency: learn the bound again
@@ -430,7 +427,6 @@ public final class UcbOracle implements ProtocolOracle {
         if (++bucket.beyond[arm] < 1 / DRIFT_ALPHA) {
             return;
         }
-        bucket.resets++;
         bucket.shifts++;
         long now = clock.getAsLong();
         for (int a = 0; a < ARMS; a++) {
@@ -563,11 +559,11 @@ public final class UcbOracle implements ProtocolOracle {
         }
     }
 
-    /** How many shifts the bucket detected. */
+    /** How often the bucket was reset: its bound learned again (either rule) or its evidence cut by a shift. */
     int resets(int readSetSize) {
         Bucket bucket = buckets[ReadSetBuckets.of(readSetSize)];
         synchronized (bucket) {
-            return bucket.resets;
+            return bucket.saturatedResets + bucket.looseResets + bucket.shifts;
         }
     }
 

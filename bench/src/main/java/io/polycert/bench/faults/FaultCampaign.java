@@ -607,11 +607,12 @@ public final class FaultCampaign {
                 } else {
                     committed = totals[0];
                     aborted = totals[1];
-                    for (String bad : AuditedBankWorkload.badAudits(dir)) {
+                    List<String> badAudits = AuditedBankWorkload.badAudits(dir);
+                    for (String bad : badAudits) {
                         anomaly("wrong audit total: " + bad);
                     }
-                    note("bank: " + committed + " transfers, " + totals[2] + " audits, "
-                            + AuditedBankWorkload.badAudits(dir).size() + " wrong totals");
+                    note("bank: " + committed + " transfers, " + totals[2] + " audits, " + badAudits.size()
+                            + " wrong totals");
                 }
             } catch (RuntimeException | InterruptedException e) {
                 if (e instanceof InterruptedException) {

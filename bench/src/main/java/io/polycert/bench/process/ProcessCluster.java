@@ -204,17 +204,30 @@ public final class ProcessCluster implements BenchCluster {
      * {@link #restart(int) restarted}), e.g. {@code List.of("--fault-injection", "true")}.
      */
     public static ProcessCluster start(int members, String workloadSpec, Options options, List<String> memberArgs) {
-        for (int attempt = 1; ; attempt++) {
+        return onFreshPorts("a member could not bind its port (taken meanwhile); starting again on others",
+                attempt -> startOnce(members, workloadSpec, options, memberArgs));
+    }
+
+    /** One try at launching member processes; {@code attempt} counts from 1. */
+    private interface PortAttempt<T, X extends Exception> {
+        T run(int attempt) throws X;
+    }
+
+    /**
+     * Runs {@code attempt} again, at most {@link #START_ATTEMPTS} times in all, while it fails with a
+     * BindException: free ports are let go of before the members bind them, and another process on the machine may
+     * take one meanwhile (seen once in 30 schedules of a fault campaign at start, once in 100 at a restart: an
+     * outgoing connection's ephemeral port). Nothing of the new processes ran, so other ports are as good.
+     */
+    private static <T, X extends Exception> T onFreshPorts(String retrying, PortAttempt<T, X> attempt) throws X {
+        for (int n = 1; ; n++) {
             try {
-                return startOnce(members, workloadSpec, options, memberArgs);
+                return attempt.run(n);
             } catch (IllegalStateException e) {
-                // freePorts lets go of the ports it found before the members bind them, and another process on
-                // the machine may take one meanwhile (seen once in 30 schedules of a fault campaign). Nothing
-                // ran yet, so new ports and a new cluster are as good.
-                if (attempt >= START_ATTEMPTS || !String.valueOf(e.getMessage()).contains("BindException")) {
+                if (n >= START_ATTEMPTS || !String.valueOf(e.getMessage()).contains("BindException")) {
                     throw e;
                 }
-                System.err.println("a member could not bind its port (taken meanwhile); starting again on others");
+                System.err.println(retrying);
             }
         }
     }
@@ -433,20 +446,11 @@ public final class ProcessCluster implements BenchCluster {
         if (!old.killed || old.process.isAlive()) {
             throw new IllegalStateException(old + " is still running: kill it first");
         }
-        for (int attempt = 1; ; attempt++) {
-            try {
-                restartOnce(member, attempt == 1 && portsFree(old.port) ? old.port : freePorts(1)[0]);
-                return;
-            } catch (IllegalStateException e) {
-                // As at start: the port was free when checked and taken before the member bound it (seen once in
-                // 100 schedules of a fault campaign: an outgoing connection's ephemeral port). Nothing of the new
-                // incarnation ran, so another port is as good.
-                if (attempt >= START_ATTEMPTS || !String.valueOf(e.getMessage()).contains("BindException")) {
-                    throw e;
-                }
-                System.err.println("r" + member + " could not bind its port (taken meanwhile); restarting on another");
-            }
-        }
+        onFreshPorts("r" + member + " could not bind its port (taken meanwhile); restarting on another",
+                attempt -> {
+                    restartOnce(member, attempt == 1 && portsFree(old.port) ? old.port : freePorts(1)[0]);
+                    return null;
+                });
     }
 
     private void restartOnce(int member, int port) throws InterruptedException {

@@ -32,12 +32,7 @@ public final class BankWorkload implements Workload {
 
         /** {@code random} or {@code disjoint}. */
         public static Conflicts fromName(String name) {
-            for (Conflicts c : values()) {
-                if (c.name().equalsIgnoreCase(name)) {
-                    return c;
-                }
-            }
-            throw new IllegalArgumentException("conflicts must be random or disjoint, was '" + name + "'");
+            return named(values(), name, "conflicts must be random or disjoint");
         }
     }
 
@@ -57,13 +52,18 @@ public final class BankWorkload implements Workload {
 
         /** {@code dense} or {@code scattered}. */
         public static Ids fromName(String name) {
-            for (Ids i : values()) {
-                if (i.name().equalsIgnoreCase(name)) {
-                    return i;
-                }
-            }
-            throw new IllegalArgumentException("ids must be dense or scattered, was '" + name + "'");
+            return named(values(), name, "ids must be dense or scattered");
         }
+    }
+
+    /** The constant of {@code values} named {@code name}, in any case. */
+    private static <E extends Enum<E>> E named(E[] values, String name, String expected) {
+        for (E e : values) {
+            if (e.name().equalsIgnoreCase(name)) {
+                return e;
+            }
+        }
+        throw new IllegalArgumentException(expected + ", was '" + name + "'");
     }
 
     /** Accounts per populating transaction when they are named roots (each write carries its id and value). */
