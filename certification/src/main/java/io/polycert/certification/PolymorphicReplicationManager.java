@@ -92,7 +92,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      * first, so one of another format is refused there, both formats named, instead of misreading commits and
      * diverging. (Founders started together exchange no state: they must run the same build.)
      */
-    private static final int STATE_FORMAT = 4;
+    private static final int STATE_FORMAT = 5;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
     /**
@@ -354,6 +354,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         Protocol protocol = oracle.choose(profile);
         long txId = txIds.incrementAndGet();
         byte[] gossip = oracleGossip();
+        int tag = oracleTag(profile);
         long bloomStart = System.nanoTime();
         // The certifier counts a version after the STM installs it: a snapshot may be one ahead of its count.
         long plannedAt = Math.max(request.snapshotVersion(), lookupForecast.latest());
@@ -361,13 +362,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         BloomFilter bloom = protocol == Protocol.BFC ? bloomOf(readIds, lookups) : null;
         long bloomNanos = bloom == null ? -1 : System.nanoTime() - bloomStart;
         marshalStart = System.nanoTime();
-        byte[] message = encode(txId, protocol, request, readIds, bloom, values, gossip);
+        byte[] message = encode(txId, protocol, request, readIds, bloom, values, gossip, tag);
         marshalNanos += System.nanoTime() - marshalStart;
         if (message.length > settings.maxMessageBytes() && protocol != Protocol.VC) {
             protocol = Protocol.VC; // only the write-set travels
             stats.rerouted.increment();
             bloomNanos = -1;
-            message = encode(txId, protocol, request, readIds, null, values, gossip);
+            message = encode(txId, protocol, request, readIds, null, values, gossip, tag);
         }
         if (message.length > settings.maxMessageBytes()) {
             record(protocol, profile, costFrom, Outcome.OTHER);
@@ -453,6 +454,21 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     }
 
+    /** The oracle's byte for every replica's oracle, on this commit (DistUCB's epochs); 0 for none. */
+    private int oracleTag(TransactionProfile profile) {
+        try {
+            int tag = oracle.commitTag(profile);
+            if (tag < 0 || tag > 255) {
+                LOG.warn("the oracle's commit tag {} does not fit a byte: not sent", tag);
+                return 0;
+            }
+            return tag;
+        } catch (RuntimeException e) {
+            LOG.warn("the oracle failed to tag a commit", e);
+            return 0;
+        }
+    }
+
     private void observe(LocalTx tx, long executionNanos) {
         try {
             oracle.observe(new CommitTimings(tx.protocol, tx.profile, executionNanos, tx.messageBytes, tx.marshalNanos,
@@ -510,12 +526,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     private byte[] encode(long txId, Protocol protocol, CommitRequest request, long[] readIds, BloomFilter bloom,
-            byte[] values, byte[] gossip) {
+            byte[] values, byte[] gossip, int tag) {
         int n = request.writeSetSize();
         ValueOutput out = new ValueOutput(codec, 64 + n * 10 + values.length + gossip.length
                 + (protocol == Protocol.NVC ? readIds.length * 9 : 0));
         out.writeByte(TX).writeByte(protocol.ordinal()).writeVarLong(txId).writeVarLong(request.snapshotVersion());
         out.writeBytes(gossip);
+        out.writeByte(tag);
         out.writeVarInt(n);
         for (int i = 0; i < n; i++) {
             out.writeLong(request.writtenBox(i).id()).writeBoolean(request.isCreated(i));
@@ -555,7 +572,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             });
             byte kind = in.readByte();
             if (kind == TX) {
-                enqueue(origin, payload, in);
+                enqueue(origin, position, payload, in);
             } else if (kind == REPORT) {
                 onReport(origin, in);
             } else if (kind == REGISTRATIONS) {
@@ -575,7 +592,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         drain();
     }
 
-    private void enqueue(MemberId origin, byte[] payload, ValueInput in) {
+    private void enqueue(MemberId origin, long position, byte[] payload, ValueInput in) {
         int p = in.readByte();
         if (p < 0 || p >= Protocol.values().length) {
             throw new CodecException("unknown protocol " + p);
@@ -597,6 +614,14 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             } catch (RuntimeException e) {
                 // the transaction itself is fine: certify it like every other replica does
                 dropped(Level.WARN, "malformed oracle statistics from " + origin, e);
+            }
+        }
+        int tag = in.readByte() & 0xff;
+        if (tag != 0 && position >= 0) {
+            try {
+                oracle.commitDelivered(position, tag);
+            } catch (RuntimeException e) {
+                dropped(Level.WARN, "a malformed oracle tag from " + origin, e); // as above
             }
         }
         int n = in.readLength(9);
@@ -1158,7 +1183,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 boolean resolving = in2.readBoolean();
                 ValueInput m = new ValueInput(codec, message, id -> null);
                 m.readByte();
-                enqueue(origin, message, m);
+                enqueue(origin, -1, message, m); // no position: delivered before the state was taken
                 queue.peekLast().resolving = resolving;
             }
         } finally {

@@ -46,6 +46,26 @@ public interface ProtocolOracle {
     default void gossipReceived(byte[] gossip) {
     }
 
+    /**
+     * A byte this oracle wants carried on the commit message of the transaction it just chose a protocol for, seen
+     * by every replica's oracle (this one's too) through {@link #commitDelivered}, in total order: how replicas agree
+     * on something at the same place in the stream (DistUCB's epochs: which arm the group plays next). Called on
+     * committing threads, right after {@code choose}; 0 means nothing to say.
+     */
+    default int commitTag(TransactionProfile profile) {
+        return 0;
+    }
+
+    /**
+     * A non-zero {@link #commitTag} of some replica's commit message, at the message's place in the total order
+     * (the same on every replica). Called on the delivery thread: it must be quick.
+     *
+     * @throws IllegalArgumentException if the tag means nothing to this oracle (the caller drops and logs it; the
+     *     transaction is certified as usual)
+     */
+    default void commitDelivered(long position, int tag) {
+    }
+
     /** Always the same protocol. */
     static ProtocolOracle always(Protocol protocol) {
         return new StaticOracle(protocol);

@@ -69,4 +69,14 @@ public final class SwitchableOracle implements ProtocolOracle {
     public void gossipReceived(byte[] gossip) {
         delegate.gossipReceived(gossip);
     }
+
+    @Override
+    public int commitTag(TransactionProfile profile) {
+        return delegate.commitTag(profile);
+    }
+
+    @Override
+    public void commitDelivered(long position, int tag) {
+        delegate.commitDelivered(position, tag);
+    }
 }
