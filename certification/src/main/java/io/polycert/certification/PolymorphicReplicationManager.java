@@ -354,7 +354,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         Protocol protocol = oracle.choose(profile);
         long txId = txIds.incrementAndGet();
         byte[] gossip = oracleGossip();
-        int tag = oracleTag(profile);
+        long tag = oracleTag(profile);
         long bloomStart = System.nanoTime();
         // The certifier counts a version after the STM installs it: a snapshot may be one ahead of its count.
         long plannedAt = Math.max(request.snapshotVersion(), lookupForecast.latest());
@@ -454,15 +454,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     }
 
-    /** The oracle's byte for every replica's oracle, on this commit (DistUCB's epochs); 0 for none. */
-    private int oracleTag(TransactionProfile profile) {
+    /** The oracle's word for every replica's oracle, on this commit (DistUCB's epochs); 0 for none. */
+    private long oracleTag(TransactionProfile profile) {
         try {
-            int tag = oracle.commitTag(profile);
-            if (tag < 0 || tag > 255) {
-                LOG.warn("the oracle's commit tag {} does not fit a byte: not sent", tag);
-                return 0;
-            }
-            return tag;
+            long tag = oracle.commitTag(profile);
+            return Math.max(0, tag);
         } catch (RuntimeException e) {
             LOG.warn("the oracle failed to tag a commit", e);
             return 0;
@@ -526,13 +522,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     }
 
     private byte[] encode(long txId, Protocol protocol, CommitRequest request, long[] readIds, BloomFilter bloom,
-            byte[] values, byte[] gossip, int tag) {
+            byte[] values, byte[] gossip, long tag) {
         int n = request.writeSetSize();
         ValueOutput out = new ValueOutput(codec, 64 + n * 10 + values.length + gossip.length
                 + (protocol == Protocol.NVC ? readIds.length * 9 : 0));
         out.writeByte(TX).writeByte(protocol.ordinal()).writeVarLong(txId).writeVarLong(request.snapshotVersion());
         out.writeBytes(gossip);
-        out.writeByte(tag);
+        out.writeVarLong(tag);
         out.writeVarInt(n);
         for (int i = 0; i < n; i++) {
             out.writeLong(request.writtenBox(i).id()).writeBoolean(request.isCreated(i));
@@ -616,7 +612,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 dropped(Level.WARN, "malformed oracle statistics from " + origin, e);
             }
         }
-        int tag = in.readByte() & 0xff;
+        long tag = in.readVarLong();
         if (tag != 0 && position >= 0) {
             try {
                 oracle.commitDelivered(position, tag);

@@ -47,12 +47,12 @@ public interface ProtocolOracle {
     }
 
     /**
-     * A byte this oracle wants carried on the commit message of the transaction it just chose a protocol for, seen
+     * A number this oracle wants carried on the commit message of the transaction it just chose a protocol for, seen
      * by every replica's oracle (this one's too) through {@link #commitDelivered}, in total order: how replicas agree
      * on something at the same place in the stream (DistUCB's epochs: which arm the group plays next). Called on
-     * committing threads, right after {@code choose}; 0 means nothing to say.
+     * committing threads, right after {@code choose}; 0 means nothing to say, and a negative tag is not sent.
      */
-    default int commitTag(TransactionProfile profile) {
+    default long commitTag(TransactionProfile profile) {
         return 0;
     }
 
@@ -63,7 +63,7 @@ public interface ProtocolOracle {
      * @throws IllegalArgumentException if the tag means nothing to this oracle (the caller drops and logs it; the
      *     transaction is certified as usual)
      */
-    default void commitDelivered(long position, int tag) {
+    default void commitDelivered(long position, long tag) {
     }
 
     /** Always the same protocol. */

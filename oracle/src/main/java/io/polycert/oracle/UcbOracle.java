@@ -36,10 +36,12 @@ import java.util.function.LongSupplier;
  * changes nothing, and only a replica's own samples travel. Statistics not refreshed for three intervals (a replica
  * that left) are dropped.
  *
- * <p><b>Epochs</b> ({@link Builder#epochs}): the replicas play the same arm of a bucket at the same time. Each
- * commit message carries its replica's choice for the bucket (a byte, {@link #commitTag}); the total order is cut
- * into epochs of a fixed number of positions, and the first choice delivered in an epoch is what every replica
- * plays in that bucket until the next epoch. Why: a protocol's cost is not all in its own transactions. A VC
+ * <p><b>Epochs</b> ({@link Builder#epochs}): the replicas play the same arm of a bucket at the same time, for an
+ * epoch of about a set duration. Once a replica has seen the bucket's epoch last that long (from its delivery of
+ * the epoch's start), its commits in the bucket carry a request to start the next one with this replica's choice
+ * ({@link #commitTag}: the choice and the epoch it would end); the first such request delivered starts it, at the
+ * same place of the total order on every replica, and later requests naming the ended epoch change nothing. Time,
+ * not a count of commits, sets the length: a bucket may commit 50,000 times a second or 50. Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together, an arm's rewards
@@ -72,6 +74,8 @@ public final class UcbOracle implements ProtocolOracle {
     private static final double LOOSE_REWARD = 0.9;
     private static final int LOOSE_AFTER = 1000;
     private static final int LOOSE_AFTER_MAX = 1 << 24;
+    /** An epoch request's low bits: 1 + bucket * 3 + arm. */
+    private static final int CHOICE_BITS = 5;
 
     private final UcbIndex index;
     private final boolean distributed;
@@ -81,8 +85,8 @@ public final class UcbOracle implements ProtocolOracle {
     private final long halfLifeNanos;
     private final double driftShift;
     private final LongSupplier clock;
-    /** Total-order positions per epoch; 0 when each replica plays its own choice. */
-    private final int epochPositions;
+    /** How long an epoch lasts at least; 0 when each replica plays its own choice. */
+    private final long epochNanos;
     private final Bucket[] buckets = new Bucket[ReadSetBuckets.COUNT];
     /** Identifies this oracle's gossip, so an echo of it is recognized. */
     private final long instance = ThreadLocalRandom.current().nextLong();
@@ -100,7 +104,7 @@ public final class UcbOracle implements ProtocolOracle {
         this.halfLifeNanos = b.halfLife.toNanos();
         this.driftShift = b.driftShift;
         this.clock = b.clock;
-        this.epochPositions = b.epochPositions;
+        this.epochNanos = b.epoch.toNanos();
         for (int i = 0; i < buckets.length; i++) {
             buckets[i] = new Bucket(bootstrapMax);
         }
@@ -121,7 +125,7 @@ public final class UcbOracle implements ProtocolOracle {
         private Duration halfLife = Duration.ofSeconds(60);
         private double driftShift = 0.15;
         private LongSupplier clock = System::nanoTime;
-        private int epochPositions;
+        private Duration epoch = Duration.ZERO;
 
         private Builder() {
         }
@@ -181,16 +185,15 @@ public final class UcbOracle implements ProtocolOracle {
         }
 
         /**
-         * Replicas play the same arm of a bucket, agreed every {@code positions} places of the total order (see the
-         * class comment); 0 (the default) lets each replica play its own choice. An epoch should hold many more
-         * commits than there are transactions in flight: those chosen before a switch certify after it.
+         * Replicas play the same arm of a bucket for epochs of at least {@code length}, agreed in the total order
+         * (see the class comment); zero (the default) lets each replica play its own choice. An epoch should be
+         * much longer than a commit: transactions chosen before a switch certify after it.
          */
-        public Builder epochs(int positions) {
-            if (positions < 0) {
-                throw new IllegalArgumentException("epoch length must be 0 (off) or a number of positions, got "
-                        + positions);
+        public Builder epochs(Duration length) {
+            if (length == null || length.isNegative()) {
+                throw new IllegalArgumentException("epoch length must be zero (off) or positive, got " + length);
             }
-            this.epochPositions = positions;
+            this.epoch = length;
             return this;
         }
 
@@ -240,8 +243,12 @@ public final class UcbOracle implements ProtocolOracle {
         long bootstrapChosen;
         /** What this replica's bandit would play now: its proposal for the next epoch. */
         volatile int proposal = VC;
-        /** The epoch whose arm the group plays, and that arm (-1 until one is delivered). */
-        long epoch = -1;
+        /**
+         * Where in the total order the epoch the group plays started (-1 until one is delivered), when this replica
+         * delivered that start, and the epoch's arm.
+         */
+        volatile long epochStart = -1;
+        volatile long epochStartedAt;
         int epochArm = -1;
         final long[] epochsPlayed = new long[ARMS];
 
@@ -282,38 +289,51 @@ public final class UcbOracle implements ProtocolOracle {
             }
             Protocol best = best(merged);
             bucket.proposal = best.ordinal();
-            Protocol chosen = epochPositions > 0 && bucket.epochArm >= 0 ? Protocol.values()[bucket.epochArm] : best;
+            Protocol chosen = epochNanos > 0 && bucket.epochArm >= 0 ? Protocol.values()[bucket.epochArm] : best;
             bucket.chosen[chosen.ordinal()]++;
             return chosen;
         }
     }
 
-    /** With epochs: this replica's choice for the bucket, as 1 + bucket * 3 + arm. */
+    /**
+     * With epochs, once the bucket's epoch has lasted its length here (or none has started): a request to start the
+     * next one, {@code (start of the epoch it ends + 1) << 5 | (1 + bucket * 3 + this replica's choice)}.
+     */
     @Override
-    public int commitTag(TransactionProfile profile) {
-        if (epochPositions == 0) {
+    public long commitTag(TransactionProfile profile) {
+        if (epochNanos == 0) {
             return 0;
         }
         int b = ReadSetBuckets.of(profile.readSetSize());
-        return 1 + b * ARMS + buckets[b].proposal;
+        Bucket bucket = buckets[b];
+        long start = bucket.epochStart;
+        if (start >= 0 && clock.getAsLong() - bucket.epochStartedAt < epochNanos) {
+            return 0;
+        }
+        return (start + 1) << CHOICE_BITS | (1 + b * ARMS + bucket.proposal);
     }
 
-    /** With epochs: the first choice delivered in an epoch is the bucket's arm until the next one. */
+    /**
+     * With epochs: a request naming the bucket's current epoch (or a later one: this replica joined late or missed
+     * it) starts the next epoch here, on the requester's choice; a request naming an ended epoch changes nothing.
+     */
     @Override
-    public void commitDelivered(long position, int tag) {
-        if (epochPositions == 0) {
+    public void commitDelivered(long position, long tag) {
+        if (epochNanos == 0) {
             return;
         }
-        if (tag < 1 || tag > ReadSetBuckets.COUNT * ARMS || position < 0) {
+        int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
+        long ends = (tag >>> CHOICE_BITS) - 1;
+        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || ends >= position || position < 0) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " at position " + position
-                    + " names no bucket and arm");
+                    + " names no bucket and arm, or an epoch not started yet");
         }
-        Bucket bucket = buckets[(tag - 1) / ARMS];
-        long epoch = position / epochPositions;
+        Bucket bucket = buckets[(choice - 1) / ARMS];
         synchronized (bucket) {
-            if (epoch != bucket.epoch) {
-                bucket.epoch = epoch;
-                bucket.epochArm = (tag - 1) % ARMS;
+            if (ends >= bucket.epochStart) {
+                bucket.epochStart = position;
+                bucket.epochStartedAt = clock.getAsLong();
+                bucket.epochArm = (choice - 1) % ARMS;
                 bucket.epochsPlayed[bucket.epochArm]++;
             }
         }
@@ -657,7 +677,7 @@ public final class UcbOracle implements ProtocolOracle {
                             + " (saturated) and %d (loose); shifts %d",
                     bucket.chosen[0], bucket.chosen[1], bucket.chosen[2], bucket.bootstrapChosen,
                     bucket.saturatedResets, bucket.looseResets, bucket.shifts));
-            if (epochPositions > 0) {
+            if (epochNanos > 0) {
                 out.append(String.format(java.util.Locale.ROOT, "; epochs on NVC/BFC/VC %d/%d/%d",
                         bucket.epochsPlayed[0], bucket.epochsPlayed[1], bucket.epochsPlayed[2]));
             }
@@ -668,6 +688,6 @@ public final class UcbOracle implements ProtocolOracle {
     @Override
     public String toString() {
         return (distributed ? "dist-ucb" : "ucb") + "(" + index.name().toLowerCase().replace('_', '-')
-                + (epochPositions > 0 ? ", epochs of " + epochPositions : "") + ")";
+                + (epochNanos > 0 ? ", epochs of " + Duration.ofNanos(epochNanos).toMillis() + " ms" : "") + ")";
     }
 }

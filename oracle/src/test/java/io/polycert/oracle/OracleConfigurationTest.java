@@ -34,6 +34,9 @@ class OracleConfigurationTest {
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.gossip-interval", "500ms"))) {
             assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
         }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.epochs", "100ms"))) {
+            assertEquals("dist-ucb(ucb1-tuned, epochs of 100 ms)", context.getBean(ProtocolOracle.class).toString());
+        }
     }
 
     @Test
@@ -53,6 +56,10 @@ class OracleConfigurationTest {
                 "polycert.ucb.gossip-interval", "often"))) {
             RuntimeException e = assertThrows(RuntimeException.class, () -> context.getBean(ProtocolOracle.class));
             assertTrue(rootMessage(e).contains("'often' is not a duration"), rootMessage(e));
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.epochs", "-3s"))) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> context.getBean(ProtocolOracle.class));
+            assertTrue(rootMessage(e).contains("epoch length"), rootMessage(e));
         }
     }
 

@@ -229,6 +229,104 @@ class UcbOracleTest {
         assertThrows(IllegalArgumentException.class, () -> oracle.gossipReceived(new byte[0]));
     }
 
+    /**
+     * A protocol cheap for its own transactions but costly for everyone's (VC: a vote every replica waits for).
+     * Latency = own cost of the arm + 150 us times the share of the other replicas playing VC (the originator's
+     * early vote costs it little; the transactions queued behind it wait). Each replica alone gains by VC (80 us
+     * against 100 us whatever the others do), so replicas learning apart all end on VC (230 us); played together,
+     * VC costs 230 us against NVC's 100 us, and the group settles on NVC.
+     */
+    private static int[] playTheGroupDilemma(Duration epochs) {
+        int replicas = 3;
+        AtomicLong now = new AtomicLong();
+        UcbOracle[] oracles = new UcbOracle[replicas];
+        for (int r = 0; r < replicas; r++) {
+            oracles[r] = UcbOracle.builder().bootstrap(2, 10).epochs(epochs).clock(now::get).build();
+        }
+        double[] own = {100, 130, 40};
+        Protocol[] current = {Protocol.VC, Protocol.VC, Protocol.VC};
+        java.util.Random random = new java.util.Random(7);
+        TransactionProfile profile = new TransactionProfile(5, 1, 8);
+        int[] lastChoices = new int[Protocol.values().length];
+        long position = 0;
+        int steps = 30_000;
+        for (int step = 0; step < steps; step++) {
+            int r = step % replicas;
+            Protocol p = oracles[r].choose(profile);
+            current[r] = p;
+            long tag = oracles[r].commitTag(profile);
+            position++;
+            now.addAndGet(30_000); // a commit every 30 us
+            for (UcbOracle o : oracles) {
+                if (tag != 0) {
+                    o.commitDelivered(position, tag);
+                }
+            }
+            int others = r;
+            double onVc = java.util.stream.IntStream.range(0, replicas)
+                    .filter(o -> o != others && current[o] == Protocol.VC).count() / (double) (replicas - 1);
+            double micros = (own[p.ordinal()] + 150 * onVc) * (0.8 + 0.4 * random.nextDouble());
+            oracles[r].record(p, profile, (long) (micros * 1000), Outcome.COMMITTED);
+            if (step >= steps - 3_000) {
+                lastChoices[p.ordinal()]++;
+            }
+        }
+        return lastChoices;
+    }
+
+    @Test
+    void replicasLearningApartFallIntoTheGroupDilemma() {
+        int[] chosen = playTheGroupDilemma(Duration.ZERO);
+        assertTrue(chosen[Protocol.VC.ordinal()] > 2_000, "VC chosen " + chosen[Protocol.VC.ordinal()]
+                + " of the last 3,000 times: each replica's own latency ranks it first");
+    }
+
+    @Test
+    void epochsMakeTheGroupPlayOneArmAndSeeItsCostToAll() {
+        int[] chosen = playTheGroupDilemma(Duration.ofMillis(1));
+        assertTrue(chosen[Protocol.NVC.ordinal()] > 2_700, "NVC chosen only " + chosen[Protocol.NVC.ordinal()]
+                + " of the last 3,000 times (BFC " + chosen[Protocol.BFC.ordinal()] + ", VC "
+                + chosen[Protocol.VC.ordinal()] + ")");
+    }
+
+    @Test
+    void theFirstRequestDeliveredStartsTheNextEpochOnItsChoice() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle oracle = UcbOracle.builder().bootstrap(2, 2).epochs(Duration.ofMillis(10)).clock(now::get).build();
+        TransactionProfile small = new TransactionProfile(5, 1, 8);
+        TransactionProfile large = new TransactionProfile(50_000, 1, 8);
+        oracle.record(Protocol.VC, small, 100_000, Outcome.COMMITTED);
+        oracle.record(Protocol.VC, small, 120_000, Outcome.COMMITTED); // bootstrapped: maxLatency set
+        oracle.choose(small);
+        long first = oracle.commitTag(small);
+        assertTrue(first > 0, "no epoch yet: the first commit asks for one");
+        // requests: (start of the epoch they end + 1) << 5 | (1 + bucket * 3 + arm); bucket 0 here
+        long nvcEndingNone = 1 + Protocol.NVC.ordinal();
+        long bfcEndingNone = 1 + Protocol.BFC.ordinal();
+        oracle.commitDelivered(20, nvcEndingNone);
+        oracle.commitDelivered(25, bfcEndingNone); // names no epoch, but one started meanwhile: stale
+        assertEquals(Protocol.NVC, oracle.choose(small));
+        assertEquals(0, oracle.commitTag(small), "the epoch has not lasted 10 ms here: no request");
+        now.addAndGet(Duration.ofMillis(10).toNanos());
+        long request = oracle.commitTag(small);
+        assertEquals(20 + 1, request >>> 5, "the request names the epoch it ends");
+        oracle.commitDelivered(40, (20 + 1) << 5 | bfcEndingNone);
+        assertEquals(Protocol.BFC, oracle.choose(small));
+        oracle.commitDelivered(41, (20 + 1) << 5 | nvcEndingNone); // another replica's request for the same end
+        assertEquals(Protocol.BFC, oracle.choose(small), "a request naming an ended epoch changes nothing");
+        // another bucket, still bootstrapping: VC whatever the group plays there
+        oracle.commitDelivered(50, 1 + 4 * 3 + Protocol.NVC.ordinal());
+        assertEquals(Protocol.VC, oracle.choose(large));
+        assertEquals(0, UcbOracle.builder().build().commitTag(small), "no epochs, no tag");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
+                () -> oracle.commitDelivered(60, 30));
+        assertTrue(e.getMessage().contains("tag 30"), e.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(60, 0));
+        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(60, (70 + 1) << 5 | 1),
+                "ends an epoch that starts later");
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().epochs(Duration.ofMillis(-1)));
+    }
+
     @Test
     void builderRefusesNonsense() {
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(1, 10));

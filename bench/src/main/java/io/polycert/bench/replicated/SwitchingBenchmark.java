@@ -190,7 +190,7 @@ public final class SwitchingBenchmark {
         list.add(new Contender("dist-ucb", true, replicate(() -> UcbOracle.builder().distributed(true)
                 .gossipInterval(options.gossipInterval()).build())));
         list.add(new Contender("dist-ucb-epochs", true, replicate(() -> UcbOracle.builder().distributed(true)
-                .gossipInterval(options.gossipInterval()).epochs(64).build())));
+                .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(100)).build())));
         list.add(new Contender("decision-tree", true, replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();

@@ -71,12 +71,12 @@ public final class SwitchableOracle implements ProtocolOracle {
     }
 
     @Override
-    public int commitTag(TransactionProfile profile) {
+    public long commitTag(TransactionProfile profile) {
         return delegate.commitTag(profile);
     }
 
     @Override
-    public void commitDelivered(long position, int tag) {
+    public void commitDelivered(long position, long tag) {
         delegate.commitDelivered(position, tag);
     }
 }

@@ -10,8 +10,8 @@ import java.util.Arrays;
  * The wire form of full replication's messages, written down again from {@code PolymorphicReplicationManager}:
  * to build hostile variants of real messages field by field, and to tell which inputs the manager must drop (the
  * test only claims "nothing changes" for those, and for stale replays). Ordered messages: a commit
- * {@code [1, protocol, txId, snapshot, gossip, writes (id, created)*, NVC read-id deltas | BFC filter | -, values]}
- * (a BFC filter: bits, hashes, seed, words)
+ * {@code [1, protocol, txId, snapshot, gossip, tag, writes (id, created)*, NVC read-id deltas | BFC filter | -,
+ * values]} (a BFC filter: bits, hashes, seed, words; the tag: a number for the oracles)
  * or a resolution report {@code [3, origin (high, low, name), txId, state]}; reliable messages: a vote
  * {@code [2, txId, commit]}.
  */
@@ -27,26 +27,26 @@ final class CommitWire {
     }
 
     /** A commit message taken apart; {@code values} is the raw tail holding the written values. */
-    record Tx(int protocol, long txId, long snapshot, byte[] gossip, long[] writeIds, boolean[] created,
+    record Tx(int protocol, long txId, long snapshot, byte[] gossip, long tag, long[] writeIds, boolean[] created,
             long[] readIds, int bloomBits, int bloomHashes, long bloomSeed, long[] bloomWords, byte[] values) {
 
         Tx withTxId(long id) {
-            return new Tx(protocol, id, snapshot, gossip, writeIds, created, readIds, bloomBits, bloomHashes,
+            return new Tx(protocol, id, snapshot, gossip, tag, writeIds, created, readIds, bloomBits, bloomHashes,
                     bloomSeed, bloomWords, values);
         }
 
         Tx withSnapshot(long s) {
-            return new Tx(protocol, txId, s, gossip, writeIds, created, readIds, bloomBits, bloomHashes, bloomSeed,
+            return new Tx(protocol, txId, s, gossip, tag, writeIds, created, readIds, bloomBits, bloomHashes, bloomSeed,
                     bloomWords, values);
         }
 
         Tx withValues(byte[] v) {
-            return new Tx(protocol, txId, snapshot, gossip, writeIds, created, readIds, bloomBits, bloomHashes,
+            return new Tx(protocol, txId, snapshot, gossip, tag, writeIds, created, readIds, bloomBits, bloomHashes,
                     bloomSeed, bloomWords, v);
         }
 
         Tx withGossip(byte[] g) {
-            return new Tx(protocol, txId, snapshot, g, writeIds, created, readIds, bloomBits, bloomHashes,
+            return new Tx(protocol, txId, snapshot, g, tag, writeIds, created, readIds, bloomBits, bloomHashes,
                     bloomSeed, bloomWords, values);
         }
     }
@@ -95,6 +95,7 @@ final class CommitWire {
             long txId = in.readVarLong();
             long snapshot = in.readVarLong();
             byte[] gossip = in.readBytes();
+            long tag = in.readVarLong();
             int n = in.readLength(9);
             long[] writeIds = new long[n];
             boolean[] created = new boolean[n];
@@ -131,7 +132,7 @@ final class CommitWire {
                 }
             }
             byte[] values = Arrays.copyOfRange(payload, payload.length - in.remaining(), payload.length);
-            tx = new Tx(protocol, txId, snapshot, gossip, writeIds, created, readIds, bits, hashes, seed, words,
+            tx = new Tx(protocol, txId, snapshot, gossip, tag, writeIds, created, readIds, bits, hashes, seed, words,
                     values);
         } catch (RuntimeException e) {
             return DROP;
@@ -186,6 +187,7 @@ final class CommitWire {
         out.writeByte(TX).writeByte(tx.protocol()).writeVarLong(tx.txId()).writeVarLong(tx.snapshot());
         length(out, lie == Field.GOSSIP_LENGTH, claimed, tx.gossip().length);
         out.writeRaw(tx.gossip(), 0, tx.gossip().length);
+        out.writeVarLong(tx.tag());
         length(out, lie == Field.WRITE_COUNT, claimed, tx.writeIds().length);
         for (int i = 0; i < tx.writeIds().length; i++) {
             out.writeLong(tx.writeIds()[i]).writeBoolean(tx.created()[i]);

@@ -799,7 +799,7 @@ class HostileMessageFuzzTest {
                 ids[i] = random.nextLong();
                 created[i] = random.nextBoolean();
             }
-            Tx many = new Tx(CommitWire.NVC, 0, latest, new byte[0], ids, created, new long[0], 0, 0, 0, null,
+            Tx many = new Tx(CommitWire.NVC, 0, latest, new byte[0], 0, ids, created, new long[0], 0, 0, 0, null,
                     new byte[] {0});
             ordered(out, "e-oversized-writes", CommitWire.encode(many), null);
             // a report naming a member with a 1 MiB name

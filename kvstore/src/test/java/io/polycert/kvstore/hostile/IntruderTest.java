@@ -105,7 +105,7 @@ class IntruderTest {
         String digest = HostileHarness.digest(a);
         long[] ordered = rs.stream().mapToLong(r -> r.group().statistics().orderedDeliveries()).toArray();
         // What an intruder would like to have applied: a blind write of x, and a vote.
-        byte[] commit = CommitWire.encode(new Tx(CommitWire.NVC, 1, version, new byte[0],
+        byte[] commit = CommitWire.encode(new Tx(CommitWire.NVC, 1, version, new byte[0], 0,
                 new long[] {a.root("x").id()}, new boolean[] {false}, new long[0], 0, 0, 0, null,
                 HostileHarness.CODEC.toBytes(666L)));
         byte[] vote = CommitWire.vote(1, true);

@@ -71,7 +71,7 @@ class MemberMisbehaviourTest {
     private static byte[] write(Replica any, int protocol, long txId, long snapshot, String name, long value) {
         long root = any.root(name).id();
         byte[] values = HostileHarness.CODEC.toBytes(value);
-        return CommitWire.encode(new Tx(protocol, txId, snapshot, new byte[0], new long[] {root},
+        return CommitWire.encode(new Tx(protocol, txId, snapshot, new byte[0], 0, new long[] {root},
                 new boolean[] {false}, protocol == CommitWire.NVC ? new long[0] : null, 0, 0, 0, null, values));
     }
 
