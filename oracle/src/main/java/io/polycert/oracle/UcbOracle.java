@@ -36,12 +36,16 @@ import java.util.function.LongSupplier;
  * changes nothing, and only a replica's own samples travel. Statistics not refreshed for three intervals (a replica
  * that left) are dropped.
  *
- * <p><b>Epochs</b> ({@link Builder#epochs}): the replicas play the same arm of a bucket at the same time, for an
- * epoch of about a set duration. Once a replica has seen the bucket's epoch last that long (from its delivery of
- * the epoch's start), its commits in the bucket carry a request to start the next one with this replica's choice
- * ({@link #commitTag}: the choice and the epoch it would end); the first such request delivered starts it, at the
- * same place of the total order on every replica, and later requests naming the ended epoch change nothing. Time,
- * not a count of commits, sets the length: a bucket may commit 50,000 times a second or 50. Why: a protocol's cost is not all in its own transactions. A VC
+ * <p><b>Epochs</b> ({@link Builder#epochs}): the replicas play the same arm of a bucket at the same time, and the
+ * reward is the group's commit rate. Every commit message carries its bucket and its replica's choice for it
+ * ({@link #commitTag}). Once a replica has seen the bucket's epoch last its length (from its delivery of the
+ * epoch's start) and hold at least {@value #EPOCH_MIN_COMMITS} commits, its messages also carry a request to start
+ * the next epoch, naming the one it ends; the first such request delivered starts it, on the requester's choice,
+ * at the same place of the total order on every replica, and later requests naming the ended epoch change nothing.
+ * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
+ * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of this replica's own
+ * transactions that committed). So every replica learns from the same epochs, and per-replica statistics are not
+ * exchanged. The bootstrap counts epochs (3 to 10). Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together, an arm's rewards
@@ -74,8 +78,12 @@ public final class UcbOracle implements ProtocolOracle {
     private static final double LOOSE_REWARD = 0.9;
     private static final int LOOSE_AFTER = 1000;
     private static final int LOOSE_AFTER_MAX = 1 << 24;
-    /** An epoch request's low bits: 1 + bucket * 3 + arm. */
+    /** A commit tag's low bits: 1 + bucket * 3 + arm. */
     private static final int CHOICE_BITS = 5;
+    /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
+    static final int EPOCH_MIN_COMMITS = 32;
+    private static final int EPOCH_BOOTSTRAP_MIN = 3;
+    private static final int EPOCH_BOOTSTRAP_MAX = 10;
 
     private final UcbIndex index;
     private final boolean distributed;
@@ -99,12 +107,12 @@ public final class UcbOracle implements ProtocolOracle {
         this.index = b.index;
         this.distributed = b.distributed;
         this.gossipIntervalNanos = b.gossipInterval.toNanos();
-        this.bootstrapMin = b.bootstrapMin;
-        this.bootstrapMax = b.bootstrapMax;
+        this.epochNanos = b.epoch.toNanos();
+        this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP_MIN : b.bootstrapMin;
+        this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP_MAX : b.bootstrapMax;
         this.halfLifeNanos = b.halfLife.toNanos();
         this.driftShift = b.driftShift;
         this.clock = b.clock;
-        this.epochNanos = b.epoch.toNanos();
         for (int i = 0; i < buckets.length; i++) {
             buckets[i] = new Bucket(bootstrapMax);
         }
@@ -250,6 +258,10 @@ public final class UcbOracle implements ProtocolOracle {
         volatile long epochStart = -1;
         volatile long epochStartedAt;
         int epochArm = -1;
+        /** The bucket's commits delivered in the epoch, and this replica's own outcomes on the epoch's arm. */
+        volatile long epochDelivered;
+        int ownDecided;
+        int ownCommitted;
         final long[] epochsPlayed = new long[ARMS];
 
         Bucket(int bootstrapMax) {
@@ -283,12 +295,11 @@ public final class UcbOracle implements ProtocolOracle {
         Bucket bucket = buckets[b];
         synchronized (bucket) { // merged() takes it again: one acquisition for the choice and its count
             double[] merged = merged(b, true);
-            if (merged == null) {
-                bucket.proposal = VC;
+            Protocol best = merged == null ? Protocol.VC : best(merged);
+            bucket.proposal = best.ordinal();
+            if (merged == null && epochNanos == 0) {
                 return Protocol.VC;
             }
-            Protocol best = best(merged);
-            bucket.proposal = best.ordinal();
             Protocol chosen = epochNanos > 0 && bucket.epochArm >= 0 ? Protocol.values()[bucket.epochArm] : best;
             bucket.chosen[chosen.ordinal()]++;
             return chosen;
@@ -296,8 +307,8 @@ public final class UcbOracle implements ProtocolOracle {
     }
 
     /**
-     * With epochs, once the bucket's epoch has lasted its length here (or none has started): a request to start the
-     * next one, {@code (start of the epoch it ends + 1) << 5 | (1 + bucket * 3 + this replica's choice)}.
+     * With epochs: {@code 1 + bucket * 3 + this replica's choice}, and once the bucket's epoch is over here (or
+     * none has started) a request to start the next, {@code + (start of the epoch it ends + 2) << 5}.
      */
     @Override
     public long commitTag(TransactionProfile profile) {
@@ -306,16 +317,17 @@ public final class UcbOracle implements ProtocolOracle {
         }
         int b = ReadSetBuckets.of(profile.readSetSize());
         Bucket bucket = buckets[b];
+        long choice = 1 + b * ARMS + bucket.proposal;
         long start = bucket.epochStart;
-        if (start >= 0 && clock.getAsLong() - bucket.epochStartedAt < epochNanos) {
-            return 0;
-        }
-        return (start + 1) << CHOICE_BITS | (1 + b * ARMS + bucket.proposal);
+        boolean over = start < 0 || (clock.getAsLong() - bucket.epochStartedAt >= epochNanos
+                && bucket.epochDelivered >= EPOCH_MIN_COMMITS);
+        return over ? (start + 2) << CHOICE_BITS | choice : choice;
     }
 
     /**
-     * With epochs: a request naming the bucket's current epoch (or a later one: this replica joined late or missed
-     * it) starts the next epoch here, on the requester's choice; a request naming an ended epoch changes nothing.
+     * With epochs: counts the bucket's commit; a request naming the bucket's current epoch (or a later one: this
+     * replica joined late or missed it) ends that epoch, which becomes a sample for its arm, and starts the next on
+     * the requester's choice; a request naming an ended epoch changes nothing.
      */
     @Override
     public void commitDelivered(long position, long tag) {
@@ -323,20 +335,43 @@ public final class UcbOracle implements ProtocolOracle {
             return;
         }
         int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
-        long ends = (tag >>> CHOICE_BITS) - 1;
-        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || ends >= position || position < 0) {
+        long request = tag >>> CHOICE_BITS;
+        long ends = request - 2;
+        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || position < 0
+                || (request != 0 && ends >= position)) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " at position " + position
                     + " names no bucket and arm, or an epoch not started yet");
         }
         Bucket bucket = buckets[(choice - 1) / ARMS];
         synchronized (bucket) {
-            if (ends >= bucket.epochStart) {
-                bucket.epochStart = position;
-                bucket.epochStartedAt = clock.getAsLong();
-                bucket.epochArm = (choice - 1) % ARMS;
-                bucket.epochsPlayed[bucket.epochArm]++;
+            bucket.epochDelivered++;
+            if (request == 0 || ends < bucket.epochStart) {
+                return;
             }
+            long now = clock.getAsLong();
+            if (bucket.epochArm >= 0) {
+                endEpoch(bucket, now);
+            }
+            bucket.epochStart = position;
+            bucket.epochStartedAt = now;
+            bucket.epochArm = (choice - 1) % ARMS;
+            bucket.epochsPlayed[bucket.epochArm]++;
+            bucket.epochDelivered = 0;
+            bucket.ownDecided = 0;
+            bucket.ownCommitted = 0;
         }
+    }
+
+    /** The ended epoch's sample: the group's time per commit over it. */
+    private void endEpoch(Bucket bucket, long now) {
+        double committedShare = bucket.ownDecided > 0 ? (double) bucket.ownCommitted / bucket.ownDecided : 1;
+        double commits = bucket.epochDelivered * committedShare;
+        long elapsed = now - bucket.epochStartedAt;
+        if (elapsed <= 0 || bucket.epochDelivered == 0 || (commits <= 0 && Double.isNaN(bucket.maxLatency))) {
+            return; // nothing measured, or no rate to bootstrap a bound on
+        }
+        learn(bucket, bucket.epochArm, commits > 0 ? (long) (elapsed / commits) : Long.MAX_VALUE,
+                Outcome.COMMITTED);
     }
 
     /** The bucket's statistics plus the other replicas', [arm * 3 + {n, sum, sumSq}]; null while bootstrapping. */
@@ -401,32 +436,44 @@ public final class UcbOracle implements ProtocolOracle {
         Bucket bucket = buckets[ReadSetBuckets.of(profile.readSetSize())];
         int arm = protocol.ordinal();
         synchronized (bucket) {
-            if (Double.isNaN(bucket.maxLatency)) {
-                if (arm == VC && outcome != Outcome.FALSE_POSITIVE) {
-                    bootstrapSample(bucket, latencyNanos);
+            if (epochNanos > 0) { // the epoch's sample is the group's rate; count what became of ours
+                if (arm == bucket.epochArm) {
+                    bucket.ownDecided++;
+                    bucket.ownCommitted += outcome == Outcome.COMMITTED ? 1 : 0;
                 }
                 return;
             }
-            // A false positive wasted the whole commit: BFC earns nothing. A real conflict aborts under any
-            // protocol, so it is rewarded for its latency like a commit.
-            double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
-            add(bucket, arm, reward);
-            bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
-            bucket.recentReward += DRIFT_ALPHA * (reward - bucket.recentReward);
-            bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
-            if (bucket.zeroRun >= SATURATED_AFTER) {
-                bucket.saturatedResets++;
-                bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
-                return;
-            }
-            if (bucket.looseRun >= bucket.looseAfter) {
-                bucket.looseResets++;
-                bucket.looseBound = bucket.maxLatency;
-                bucket.clear(clock.getAsLong()); // every arm far below maxLatency: learn the bound again
-                return;
-            }
-            detectShift(bucket, arm, reward);
+            learn(bucket, arm, latencyNanos, outcome);
         }
+    }
+
+    /** One sample for an arm of the bucket (under its lock): the bootstrap's, or a reward and the reset rules. */
+    private void learn(Bucket bucket, int arm, long latencyNanos, Outcome outcome) {
+        if (Double.isNaN(bucket.maxLatency)) {
+            if (arm == VC && outcome != Outcome.FALSE_POSITIVE) {
+                bootstrapSample(bucket, latencyNanos);
+            }
+            return;
+        }
+        // A false positive wasted the whole commit: BFC earns nothing. A real conflict aborts under any
+        // protocol, so it is rewarded for its latency like a commit.
+        double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
+        add(bucket, arm, reward);
+        bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
+        bucket.recentReward += DRIFT_ALPHA * (reward - bucket.recentReward);
+        bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
+        if (bucket.zeroRun >= SATURATED_AFTER) {
+            bucket.saturatedResets++;
+            bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
+            return;
+        }
+        if (bucket.looseRun >= bucket.looseAfter) {
+            bucket.looseResets++;
+            bucket.looseBound = bucket.maxLatency;
+            bucket.clear(clock.getAsLong()); // every arm far below maxLatency: learn the bound again
+            return;
+        }
+        detectShift(bucket, arm, reward);
     }
 
     private static double reward(double maxLatency, long latencyNanos) {
@@ -531,7 +578,7 @@ public final class UcbOracle implements ProtocolOracle {
 
     @Override
     public byte[] gossipToSend() {
-        if (!distributed) {
+        if (!distributed || epochNanos > 0) { // with epochs every replica learns from the same samples already
             return null;
         }
         long now = clock.getAsLong();

@@ -256,7 +256,6 @@ class UcbOracleTest {
             current[r] = p;
             long tag = oracles[r].commitTag(profile);
             position++;
-            now.addAndGet(30_000); // a commit every 30 us
             for (UcbOracle o : oracles) {
                 if (tag != 0) {
                     o.commitDelivered(position, tag);
@@ -266,6 +265,7 @@ class UcbOracleTest {
             double onVc = java.util.stream.IntStream.range(0, replicas)
                     .filter(o -> o != others && current[o] == Protocol.VC).count() / (double) (replicas - 1);
             double micros = (own[p.ordinal()] + 150 * onVc) * (0.8 + 0.4 * random.nextDouble());
+            now.addAndGet((long) (micros * 1000 / replicas)); // the replicas commit side by side
             oracles[r].record(p, profile, (long) (micros * 1000), Outcome.COMMITTED);
             if (step >= steps - 3_000) {
                 lastChoices[p.ordinal()]++;
@@ -290,39 +290,53 @@ class UcbOracleTest {
     }
 
     @Test
-    void theFirstRequestDeliveredStartsTheNextEpochOnItsChoice() {
+    void theFirstRequestDeliveredStartsTheNextEpochAndTheEndedOneIsASampleOfTheGroupsRate() {
         AtomicLong now = new AtomicLong();
-        UcbOracle oracle = UcbOracle.builder().bootstrap(2, 2).epochs(Duration.ofMillis(10)).clock(now::get).build();
+        UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
         TransactionProfile small = new TransactionProfile(5, 1, 8);
         TransactionProfile large = new TransactionProfile(50_000, 1, 8);
-        oracle.record(Protocol.VC, small, 100_000, Outcome.COMMITTED);
-        oracle.record(Protocol.VC, small, 120_000, Outcome.COMMITTED); // bootstrapped: maxLatency set
-        oracle.choose(small);
-        long first = oracle.commitTag(small);
-        assertTrue(first > 0, "no epoch yet: the first commit asks for one");
-        // requests: (start of the epoch they end + 1) << 5 | (1 + bucket * 3 + arm); bucket 0 here
-        long nvcEndingNone = 1 + Protocol.NVC.ordinal();
-        long bfcEndingNone = 1 + Protocol.BFC.ordinal();
-        oracle.commitDelivered(20, nvcEndingNone);
-        oracle.commitDelivered(25, bfcEndingNone); // names no epoch, but one started meanwhile: stale
-        assertEquals(Protocol.NVC, oracle.choose(small));
-        assertEquals(0, oracle.commitTag(small), "the epoch has not lasted 10 ms here: no request");
+        // tags: 1 + bucket * 3 + arm, plus (start of the epoch a request ends + 2) << 5; bucket 0 here
+        long nvc = 1 + Protocol.NVC.ordinal();
+        long bfc = 1 + Protocol.BFC.ordinal();
+        long vc = 1 + Protocol.VC.ordinal();
+        assertEquals(Protocol.VC, oracle.choose(small), "no epoch yet, bootstrapping: VC");
+        assertEquals(1L << 5 | vc, oracle.commitTag(small), "no epoch yet: the first commit asks for one, on VC");
+        oracle.commitDelivered(10, 1L << 5 | vc);
+        oracle.commitDelivered(11, 1L << 5 | nvc); // asks to end no epoch, but one started meanwhile: stale
+        assertEquals(Protocol.VC, oracle.choose(small));
+        assertEquals(vc, oracle.commitTag(small), "the epoch is not over here: no request");
+        // three epochs of VC, 10 ms and 100 commits each (one of them the next epoch's request): 100 us per commit
+        long start = 10;
+        for (int epoch = 0; epoch < 3; epoch++) {
+            for (int i = 1; i < 100; i++) {
+                oracle.commitDelivered(start + i, vc);
+            }
+            now.addAndGet(Duration.ofMillis(10).toNanos());
+            oracle.choose(small);
+            long request = oracle.commitTag(small);
+            assertEquals(start + 2, request >>> 5, "the request names the epoch it ends");
+            oracle.commitDelivered(start + 100, request);
+            start += 100;
+        }
+        assertEquals(Protocol.VC.ordinal(), (int) (oracle.commitTag(small) & 31) - 1, "still VC");
+        assertEquals(100_000, oracle.maxLatencyNanos(5), 1_000, "the bound: about 100 us per commit");
+        // an epoch of NVC, requested by another replica; a second request ending the same epoch changes nothing
         now.addAndGet(Duration.ofMillis(10).toNanos());
-        long request = oracle.commitTag(small);
-        assertEquals(20 + 1, request >>> 5, "the request names the epoch it ends");
-        oracle.commitDelivered(40, (20 + 1) << 5 | bfcEndingNone);
-        assertEquals(Protocol.BFC, oracle.choose(small));
-        oracle.commitDelivered(41, (20 + 1) << 5 | nvcEndingNone); // another replica's request for the same end
-        assertEquals(Protocol.BFC, oracle.choose(small), "a request naming an ended epoch changes nothing");
-        // another bucket, still bootstrapping: VC whatever the group plays there
-        oracle.commitDelivered(50, 1 + 4 * 3 + Protocol.NVC.ordinal());
-        assertEquals(Protocol.VC, oracle.choose(large));
+        for (int i = 1; i < 100; i++) {
+            oracle.commitDelivered(start + i, vc);
+        }
+        oracle.commitDelivered(start + 100, (start + 2) << 5 | nvc);
+        oracle.commitDelivered(start + 101, (start + 2) << 5 | bfc);
+        assertEquals(Protocol.NVC, oracle.choose(small));
+        // another bucket, still bootstrapping: the group's arm there
+        oracle.commitDelivered(start + 102, 1L << 5 | (1 + 4 * 3 + Protocol.NVC.ordinal()));
+        assertEquals(Protocol.NVC, oracle.choose(large));
         assertEquals(0, UcbOracle.builder().build().commitTag(small), "no epochs, no tag");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> oracle.commitDelivered(60, 30));
+                () -> oracle.commitDelivered(1_000, 30));
         assertTrue(e.getMessage().contains("tag 30"), e.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(60, 0));
-        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(60, (70 + 1) << 5 | 1),
+        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, 0));
+        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, (2_000L + 2) << 5 | 1),
                 "ends an epoch that starts later");
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().epochs(Duration.ofMillis(-1)));
     }

@@ -185,12 +185,13 @@ public final class SwitchingBenchmark {
             list.add(new Contender("static-" + p.name().toLowerCase(Locale.ROOT), false,
                     replicate(() -> ProtocolOracle.always(p))));
         }
-        list.add(new Contender("ucb1", true, replicate(() -> UcbOracle.builder().index(UcbIndex.UCB1).build())));
         list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
         list.add(new Contender("dist-ucb", true, replicate(() -> UcbOracle.builder().distributed(true)
                 .gossipInterval(options.gossipInterval()).build())));
-        list.add(new Contender("dist-ucb-epochs", true, replicate(() -> UcbOracle.builder().distributed(true)
+        list.add(new Contender("epochs-100ms", true, replicate(() -> UcbOracle.builder().distributed(true)
                 .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(100)).build())));
+        list.add(new Contender("epochs-25ms", true, replicate(() -> UcbOracle.builder().distributed(true)
+                .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(25)).build())));
         list.add(new Contender("decision-tree", true, replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
