@@ -260,9 +260,14 @@ public final class UcbOracle implements ProtocolOracle {
         int epochArm = -1;
         /** The bucket's commits delivered in the epoch, and this replica's own outcomes on the epoch's arm. */
         volatile long epochDelivered;
+        /** When the bucket's last commit was delivered here, and the longest wait between two in the epoch. */
+        long lastDeliveredAt;
+        long longestGap;
         int ownDecided;
         int ownCommitted;
         final long[] epochsPlayed = new long[ARMS];
+        /** Epochs that taught nothing: the bucket stood idle for half of one or more. */
+        long idleEpochs;
 
         Bucket(int bootstrapMax) {
             bootstrapSamples = new long[bootstrapMax];
@@ -343,12 +348,16 @@ public final class UcbOracle implements ProtocolOracle {
                     + " names no bucket and arm, or an epoch not started yet");
         }
         Bucket bucket = buckets[(choice - 1) / ARMS];
+        long now = clock.getAsLong();
         synchronized (bucket) {
             bucket.epochDelivered++;
+            if (bucket.epochStart >= 0) {
+                bucket.longestGap = Math.max(bucket.longestGap, now - bucket.lastDeliveredAt);
+            }
+            bucket.lastDeliveredAt = now;
             if (request == 0 || ends < bucket.epochStart) {
                 return;
             }
-            long now = clock.getAsLong();
             if (bucket.epochArm >= 0) {
                 endEpoch(bucket, now);
             }
@@ -357,18 +366,26 @@ public final class UcbOracle implements ProtocolOracle {
             bucket.epochArm = (choice - 1) % ARMS;
             bucket.epochsPlayed[bucket.epochArm]++;
             bucket.epochDelivered = 0;
+            bucket.longestGap = 0;
             bucket.ownDecided = 0;
             bucket.ownCommitted = 0;
         }
     }
 
-    /** The ended epoch's sample: the group's time per commit over it. */
+    /**
+     * The ended epoch's sample: the group's time per commit over it. None if the bucket stood idle for half the
+     * epoch or more (no commits to make, or other work on the replicas): that time says nothing of the arm.
+     */
     private void endEpoch(Bucket bucket, long now) {
         double committedShare = bucket.ownDecided > 0 ? (double) bucket.ownCommitted / bucket.ownDecided : 1;
         double commits = bucket.epochDelivered * committedShare;
         long elapsed = now - bucket.epochStartedAt;
         if (elapsed <= 0 || bucket.epochDelivered == 0 || (commits <= 0 && Double.isNaN(bucket.maxLatency))) {
             return; // nothing measured, or no rate to bootstrap a bound on
+        }
+        if (bucket.longestGap * 2 >= elapsed) {
+            bucket.idleEpochs++;
+            return;
         }
         learn(bucket, bucket.epochArm, commits > 0 ? (long) (elapsed / commits) : Long.MAX_VALUE,
                 Outcome.COMMITTED);
@@ -725,8 +742,8 @@ public final class UcbOracle implements ProtocolOracle {
                     bucket.chosen[0], bucket.chosen[1], bucket.chosen[2], bucket.bootstrapChosen,
                     bucket.saturatedResets, bucket.looseResets, bucket.shifts));
             if (epochNanos > 0) {
-                out.append(String.format(java.util.Locale.ROOT, "; epochs on NVC/BFC/VC %d/%d/%d",
-                        bucket.epochsPlayed[0], bucket.epochsPlayed[1], bucket.epochsPlayed[2]));
+                out.append(String.format(java.util.Locale.ROOT, "; epochs on NVC/BFC/VC %d/%d/%d (%d idle)",
+                        bucket.epochsPlayed[0], bucket.epochsPlayed[1], bucket.epochsPlayed[2], bucket.idleEpochs));
             }
             return out.toString();
         }

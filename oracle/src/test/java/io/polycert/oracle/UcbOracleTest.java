@@ -309,9 +309,10 @@ class UcbOracleTest {
         long start = 10;
         for (int epoch = 0; epoch < 3; epoch++) {
             for (int i = 1; i < 100; i++) {
+                now.addAndGet(100_000);
                 oracle.commitDelivered(start + i, vc);
             }
-            now.addAndGet(Duration.ofMillis(10).toNanos());
+            now.addAndGet(100_000);
             oracle.choose(small);
             long request = oracle.commitTag(small);
             assertEquals(start + 2, request >>> 5, "the request names the epoch it ends");
@@ -321,10 +322,11 @@ class UcbOracleTest {
         assertEquals(Protocol.VC.ordinal(), (int) (oracle.commitTag(small) & 31) - 1, "still VC");
         assertEquals(100_000, oracle.maxLatencyNanos(5), 1_000, "the bound: about 100 us per commit");
         // an epoch of NVC, requested by another replica; a second request ending the same epoch changes nothing
-        now.addAndGet(Duration.ofMillis(10).toNanos());
         for (int i = 1; i < 100; i++) {
+            now.addAndGet(100_000);
             oracle.commitDelivered(start + i, vc);
         }
+        now.addAndGet(100_000);
         oracle.commitDelivered(start + 100, (start + 2) << 5 | nvc);
         oracle.commitDelivered(start + 101, (start + 2) << 5 | bfc);
         assertEquals(Protocol.NVC, oracle.choose(small));
@@ -339,6 +341,31 @@ class UcbOracleTest {
         assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, (2_000L + 2) << 5 | 1),
                 "ends an epoch that starts later");
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().epochs(Duration.ofMillis(-1)));
+    }
+
+    @Test
+    void anEpochTheBucketSpentMostlyIdleTeachesNothing() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        long position = 0;
+        long start = -1;
+        int[] arms = {2, 2, 2, 2, 0, 0}; // VC to bootstrap (three epochs) and one more, then NVC
+        for (int epoch = 0; epoch < arms.length; epoch++) {
+            long choice = 1 + arms[epoch];
+            oracle.commitDelivered(++position, (start + 2) << 5 | choice);
+            start = position;
+            for (int i = 0; i < 100; i++) {
+                // the first NVC epoch waits 50 ms halfway through (another workload ran, or nobody committed)
+                now.addAndGet(epoch == 4 && i == 50 ? 50_000_000 : 100_000);
+                oracle.commitDelivered(++position, choice);
+            }
+        }
+        assertEquals(100_000, oracle.maxLatencyNanos(5), 2_000, "bootstrapped on the first three VC epochs");
+        assertEquals(0, oracle.mergedStatistics(5)[3 * Protocol.NVC.ordinal()], 1e-9,
+                "the idle NVC epoch taught nothing, and the last one has not ended");
+        oracle.commitDelivered(++position, (start + 2) << 5 | 1);
+        assertEquals(1, oracle.mergedStatistics(5)[3 * Protocol.NVC.ordinal()], 1e-9, "a busy NVC epoch did");
+        assertTrue(oracle.describe(5).contains("NVC/BFC/VC 3/0/4 (1 idle)"), oracle.describe(5));
     }
 
     @Test
