@@ -188,8 +188,8 @@ public final class SwitchingBenchmark {
         list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
         list.add(new Contender("dist-ucb", true, replicate(() -> UcbOracle.builder().distributed(true)
                 .gossipInterval(options.gossipInterval()).build())));
-        list.add(new Contender("epochs-100ms", true, replicate(() -> UcbOracle.builder().distributed(true)
-                .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(100)).build())));
+        list.add(new Contender("epochs-10ms", true, replicate(() -> UcbOracle.builder().distributed(true)
+                .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(10)).build())));
         list.add(new Contender("epochs-25ms", true, replicate(() -> UcbOracle.builder().distributed(true)
                 .gossipInterval(options.gossipInterval()).epochs(Duration.ofMillis(25)).build())));
         list.add(new Contender("decision-tree", true, replicate(() -> {
