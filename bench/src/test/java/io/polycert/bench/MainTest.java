@@ -64,7 +64,8 @@ class MainTest {
                 "--out", dir.toString()));
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("bank invariant checked at every replica"), text);
-        assertTrue(text.contains("dist-ucb") && text.contains("decision-tree") && text.contains("R=100"), text);
+        assertTrue(text.contains("dist-ucb") && text.contains("dist-ucb-gossip") && text.contains("decision-tree")
+                && text.contains("R=100") && text.contains("epochs on NVC/BFC/VC"), text);
         assertTrue(text.contains("forward selection") || text.contains("training failed"), text);
         for (String file : new String[] {"timeline.csv", "fig5-oracle-normalized.png", "fig7-oracle-over-time.png",
                 "samples.csv"}) {

@@ -29,7 +29,8 @@ import java.util.function.LongSupplier;
  * evidence weighs less and less whatever the transaction rate; and a lasting shift of an arm's recent rewards away
  * from its long-run mean cuts the bucket's evidence back, so it learns again quickly.
  *
- * <p><b>DistUCB</b> ({@link Builder#distributed}): every {@code gossipInterval} the replica piggybacks its own
+ * <p><b>DistUCB</b> ({@link Builder#distributed}) plays epochs (below) by default. With epochs off, the paper's
+ * DistUCB: every {@code gossipInterval} the replica piggybacks its own
  * per-bucket statistics (count, sum and sum of squares of rewards per arm) on a commit broadcast. Receivers keep
  * the latest statistics of each other replica, by sequence number, and score arms on their own statistics plus
  * those: the paper's weighted-mean merge, without its double counting: a repeated, reordered or echoed message
@@ -48,8 +49,10 @@ import java.util.function.LongSupplier;
  * exchanged. The bootstrap counts epochs (3 to 10). Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
- * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together, an arm's rewards
- * include what it costs the others.
+ * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
+ * group's rate, an arm is charged what it costs everyone. An epoch in which the bucket stood idle for half its
+ * time or more teaches nothing. The limit: the reward is throughput, so under a load light enough for every arm to
+ * keep up, the arms look alike and latency is not seen; with epochs off, rewards are latencies again.
  *
  * <p>Thread-safe; {@code choose} and {@code record} lock one bucket briefly.
  */
@@ -80,6 +83,11 @@ public final class UcbOracle implements ProtocolOracle {
     private static final int LOOSE_AFTER_MAX = 1 << 24;
     /** A commit tag's low bits: 1 + bucket * 3 + arm. */
     private static final int CHOICE_BITS = 5;
+    /**
+     * DistUCB's epoch length: of 10, 25 and 100 ms, 25 had the best worst phase in the switching benchmark
+     * (ORACLE.md); a tenth of a 1 s turn and thousands of commits at small read-sets.
+     */
+    public static final Duration DEFAULT_EPOCH = Duration.ofMillis(25);
     /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
     static final int EPOCH_MIN_COMMITS = 32;
     private static final int EPOCH_BOOTSTRAP_MIN = 3;
@@ -107,7 +115,7 @@ public final class UcbOracle implements ProtocolOracle {
         this.index = b.index;
         this.distributed = b.distributed;
         this.gossipIntervalNanos = b.gossipInterval.toNanos();
-        this.epochNanos = b.epoch.toNanos();
+        this.epochNanos = (b.epoch != null ? b.epoch : b.distributed ? DEFAULT_EPOCH : Duration.ZERO).toNanos();
         this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP_MIN : b.bootstrapMin;
         this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP_MAX : b.bootstrapMax;
         this.halfLifeNanos = b.halfLife.toNanos();
@@ -133,7 +141,8 @@ public final class UcbOracle implements ProtocolOracle {
         private Duration halfLife = Duration.ofSeconds(60);
         private double driftShift = 0.15;
         private LongSupplier clock = System::nanoTime;
-        private Duration epoch = Duration.ZERO;
+        /** Null: {@link #DEFAULT_EPOCH} for DistUCB, none for UCB. */
+        private Duration epoch;
 
         private Builder() {
         }
@@ -144,7 +153,10 @@ public final class UcbOracle implements ProtocolOracle {
             return this;
         }
 
-        /** DistUCB: exchange statistics with the other replicas (default off). */
+        /**
+         * DistUCB (default off): learn with the other replicas, by epochs played together (default, see
+         * {@link #epochs}) or, with epochs off, by exchanging statistics every {@link #gossipInterval}.
+         */
         public Builder distributed(boolean distributed) {
             this.distributed = distributed;
             return this;
@@ -193,9 +205,11 @@ public final class UcbOracle implements ProtocolOracle {
         }
 
         /**
-         * Replicas play the same arm of a bucket for epochs of at least {@code length}, agreed in the total order
-         * (see the class comment); zero (the default) lets each replica play its own choice. An epoch should be
-         * much longer than a commit: transactions chosen before a switch certify after it.
+         * Replicas play the same arm of a bucket for epochs of at least {@code length}, agreed in the total order,
+         * and learn from the group's commit rate (see the class comment); zero lets each replica play its own
+         * choice and learn from its own latencies. Default: {@link #DEFAULT_EPOCH} with {@link #distributed},
+         * zero without. An epoch should be much longer than a commit: transactions chosen before a switch certify
+         * after it.
          */
         public Builder epochs(Duration length) {
             if (length == null || length.isNegative()) {

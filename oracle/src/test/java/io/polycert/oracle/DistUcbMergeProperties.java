@@ -20,10 +20,10 @@ class DistUcbMergeProperties {
         AtomicLong now = new AtomicLong();
         List<UcbOracle> others = new ArrayList<>();
         for (int i = 0; i < replicas; i++) {
-            others.add(UcbOracle.builder().distributed(true).bootstrap(2, 2).clock(now::get).build());
+            others.add(UcbOracleTest.gossipingDistUcb().bootstrap(2, 2).clock(now::get).build());
         }
-        UcbOracle receiver = UcbOracle.builder().distributed(true).bootstrap(2, 2).clock(now::get).build();
-        UcbOracle reference = UcbOracle.builder().distributed(true).bootstrap(2, 2).clock(now::get).build();
+        UcbOracle receiver = UcbOracleTest.gossipingDistUcb().bootstrap(2, 2).clock(now::get).build();
+        UcbOracle reference = UcbOracleTest.gossipingDistUcb().bootstrap(2, 2).clock(now::get).build();
         Random random = new Random(seed);
         // Both learn the same locally (before any gossip, which would steer their choices apart).
         new SimulatedBandit(seed, 0.4, 150, 120, 240).play(receiver, 3, 50);

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class OracleConfigurationTest {
 
     @ParameterizedTest
-    @CsvSource({"dist-ucb, dist-ucb(ucb1-tuned)", "ucb, ucb(ucb1-tuned)", "static-nvc, static-nvc",
+    @CsvSource({"dist-ucb, 'dist-ucb(ucb1-tuned, epochs of 25 ms)'", "ucb, ucb(ucb1-tuned)", "static-nvc, static-nvc",
             "static-bfc, static-bfc", "static-vc, static-vc", "threshold, 'threshold(bfc>=100, vc>=10000)'",
             "decision-tree, decision-tree(on-line line fit)"})
     void configurationPicksTheOracle(String kind, String expected) {
@@ -25,13 +25,14 @@ class OracleConfigurationTest {
     @Test
     void defaultIsDistUcbAndSettingsApply() {
         try (ApplicationContext context = ApplicationContext.run()) {
-            assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
+            assertEquals("dist-ucb(ucb1-tuned, epochs of 25 ms)", context.getBean(ProtocolOracle.class).toString());
         }
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
                 "polycert.ucb.index", "ucb1"))) {
             assertEquals("ucb(ucb1)", context.getBean(ProtocolOracle.class).toString());
         }
-        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.gossip-interval", "500ms"))) {
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.gossip-interval", "500ms",
+                "polycert.ucb.epochs", "0s"))) {
             assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
         }
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.epochs", "100ms"))) {

@@ -15,6 +15,11 @@ class UcbOracleTest {
             {1, 150, 120, 240}, {10, 140, 170, 240}, {100, 200, 160, 270}, {1_000, 540, 380, 500},
             {10_000, 2_700, 2_200, 1_500}, {100_000, 16_000, 13_000, 5_500}, {2_000_000, 160_000, 130_000, 9_000}};
 
+    /** The paper's DistUCB: statistics exchanged, epochs off. */
+    static UcbOracle.Builder gossipingDistUcb() {
+        return UcbOracle.builder().distributed(true).epochs(Duration.ZERO);
+    }
+
     @Test
     void picksTheBestArmInEveryBucketAfterAShortLearningPhase() {
         for (int[] w : WORKLOADS) {
@@ -188,7 +193,7 @@ class UcbOracleTest {
     void gossipIsDueOncePerIntervalAndOnlyWhenDistributed() {
         AtomicLong now = new AtomicLong();
         UcbOracle local = UcbOracle.builder().clock(now::get).build();
-        UcbOracle dist = UcbOracle.builder().distributed(true).gossipInterval(Duration.ofSeconds(10))
+        UcbOracle dist = gossipingDistUcb().gossipInterval(Duration.ofSeconds(10))
                 .clock(now::get).build();
         now.addAndGet(Duration.ofSeconds(11).toNanos());
         assertNull(local.gossipToSend());
@@ -201,8 +206,8 @@ class UcbOracleTest {
     @Test
     void remoteStatisticsSpeedUpLearningAndExpire() {
         AtomicLong now = new AtomicLong();
-        UcbOracle a = UcbOracle.builder().distributed(true).clock(now::get).bootstrap(2, 2).build();
-        UcbOracle b = UcbOracle.builder().distributed(true).clock(now::get).bootstrap(2, 2).build();
+        UcbOracle a = gossipingDistUcb().clock(now::get).bootstrap(2, 2).build();
+        UcbOracle b = gossipingDistUcb().clock(now::get).bootstrap(2, 2).build();
         SimulatedBandit bandit = new SimulatedBandit(4, 0.3, 150, 120, 240);
         bandit.play(a, 1, 2_000);
         now.addAndGet(Duration.ofSeconds(10).toNanos());
@@ -221,7 +226,7 @@ class UcbOracleTest {
 
     @Test
     void malformedGossipIsRefusedWithAClearError() {
-        UcbOracle oracle = UcbOracle.builder().distributed(true).build();
+        UcbOracle oracle = gossipingDistUcb().build();
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> oracle.gossipReceived(new byte[] {1, 2, 3}));
         assertTrue(e.getMessage().contains("truncated"), e.getMessage());

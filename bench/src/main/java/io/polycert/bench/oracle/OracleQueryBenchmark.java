@@ -61,9 +61,11 @@ public class OracleQueryBenchmark {
                     2, 16);
         }
         ucb = UcbOracle.builder().build();
-        distUcb = UcbOracle.builder().distributed(true).gossipInterval(Duration.ofMillis(1)).build();
-        UcbOracle[] others = {UcbOracle.builder().distributed(true).gossipInterval(Duration.ofMillis(1)).build(),
-                UcbOracle.builder().distributed(true).gossipInterval(Duration.ofMillis(1)).build()};
+        // DistUCB with gossip (epochs off): its query also merges the other replicas' statistics
+        java.util.function.Supplier<UcbOracle> gossiping = () -> UcbOracle.builder().distributed(true)
+                .epochs(Duration.ZERO).gossipInterval(Duration.ofMillis(1)).build();
+        distUcb = gossiping.get();
+        UcbOracle[] others = {gossiping.get(), gossiping.get()};
         for (ProtocolOracle o : new ProtocolOracle[] {ucb, distUcb, others[0], others[1]}) {
             teach(o, random);
         }

@@ -76,7 +76,7 @@ class ProcessClusterTest {
             assertNotEquals(digests.get(0), after.get(0), "the transfers changed the state");
             log("vc measured and checked", t0);
 
-            // The benchmark runner drives it like the in-JVM cluster (dist-ucb gossips between the processes).
+            // The benchmark runner drives it like the in-JVM cluster (dist-ucb agrees its epochs across the processes).
             ByteArrayOutputStream text = new ByteArrayOutputStream();
             List<RunResult> run = new Runner(cluster, bank, new Runner.Options(List.of("dist-ucb"), 1, 0.2, 1, 1, 7,
                     0), Map.of("replicas", "3"), new PrintStream(text, true, StandardCharsets.UTF_8)).run();

@@ -20,7 +20,7 @@ import java.util.Locale;
  * <pre>
  * polycert.oracle = dist-ucb | ucb | decision-tree | threshold | static-nvc | static-bfc | static-vc
  * polycert.ucb.index = ucb1-tuned | ucb1          polycert.ucb.gossip-interval = 10s
- * polycert.ucb.half-life = 60s                 polycert.ucb.epochs = 0s
+ * polycert.ucb.half-life = 60s                 polycert.ucb.epochs = 25ms (dist-ucb) | 0s (ucb)
  * polycert.decision-tree.model = path/to/model.json   (optional: without it, a line fitted on-line)
  * polycert.decision-tree.training-file = samples.csv  (optional: record training samples)
  * polycert.threshold.bfc-from = 100                   polycert.threshold.vc-from = 10000
@@ -36,16 +36,22 @@ public class OracleFactory {
             @Value("${polycert.ucb.index:ucb1-tuned}") String index,
             @Value("${polycert.ucb.gossip-interval:10s}") String gossipInterval,
             @Value("${polycert.ucb.half-life:60s}") String halfLife,
-            @Value("${polycert.ucb.epochs:0s}") String epochs,
+            @Value("${polycert.ucb.epochs:}") String epochs,
             @Value("${polycert.decision-tree.model:}") String model,
             @Value("${polycert.decision-tree.training-file:}") String trainingFile,
             @Value("${polycert.threshold.bfc-from:100}") int bfcFrom,
             @Value("${polycert.threshold.vc-from:10000}") int vcFrom) {
         try {
             return switch (kind.trim().toLowerCase(Locale.ROOT)) {
-                case "dist-ucb", "ucb" -> UcbOracle.builder().distributed(kind.trim().equalsIgnoreCase("dist-ucb"))
-                        .index(index(index)).gossipInterval(duration("polycert.ucb.gossip-interval", gossipInterval))
-                        .halfLife(duration("polycert.ucb.half-life", halfLife)).epochs(duration("polycert.ucb.epochs", epochs)).build();
+                case "dist-ucb", "ucb" -> {
+                    UcbOracle.Builder b = UcbOracle.builder().distributed(kind.trim().equalsIgnoreCase("dist-ucb"))
+                            .index(index(index)).gossipInterval(duration("polycert.ucb.gossip-interval",
+                                    gossipInterval)).halfLife(duration("polycert.ucb.half-life", halfLife));
+                    if (!epochs.isBlank()) {
+                        b.epochs(duration("polycert.ucb.epochs", epochs));
+                    }
+                    yield b.build();
+                }
                 case "decision-tree" -> {
                     CostModelOracle.Builder b = CostModelOracle.builder();
                     if (!model.isBlank()) {
