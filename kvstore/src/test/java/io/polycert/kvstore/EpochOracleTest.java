@@ -119,6 +119,55 @@ class EpochOracleTest {
         assertTrue(total >= 20, "only " + total + " epochs in " + rs.size() * 2 * perWorker + " commits: " + agreed);
     }
 
+    @Test
+    void aJoiningReplicaAndTheGroupAgreeOnAnEpochOnceTheyHearFromEachOther() throws Exception {
+        List<UcbOracle> oracles = new ArrayList<>();
+        List<Replica> rs = new ArrayList<>();
+        for (String n : List.of("A", "B", "C")) {
+            if (n.equals("C")) { // joins once A and B have played epochs: it takes their state, not their oracles'
+                commitsEach(rs, 100);
+            }
+            UcbOracle oracle = UcbOracle.builder().epochs(java.time.Duration.ofMillis(2)).build();
+            oracles.add(oracle);
+            rs.add(cluster.start(n, oracle));
+        }
+        commitsEach(rs, 100);
+        Await.until("replicas at the same version", () -> rs.stream()
+                .mapToLong(r -> r.stm().latestVersion()).distinct().count() == 1);
+        String current = current(oracles.get(0));
+        assertTrue(!current.endsWith("none"), current);
+        for (UcbOracle o : oracles) {
+            assertEquals(current, current(o), "replicas on different epochs: " + o.describe(1));
+        }
+        // The joiner took the group's epoch, or (if its own first request came first) the group took the joiner's.
+        long adopted = oracles.stream().mapToLong(o -> adopted(o.describe(1))).sum();
+        assertTrue(adopted >= 1, "nobody adopted an epoch: " + oracles.get(2).describe(1));
+    }
+
+    private void commitsEach(List<Replica> rs, int commits) throws Exception {
+        List<CompletableFuture<Void>> workers = new ArrayList<>();
+        for (Replica r : rs) {
+            workers.add(CompletableFuture.runAsync(() -> {
+                VBox<Long> mine = r.root("own-" + r);
+                for (int t = 0; t < commits; t++) {
+                    r.stm().atomic(() -> mine.put((mine.get() == null ? 0 : mine.get()) + 1));
+                }
+            }, pool));
+        }
+        CompletableFuture.allOf(workers.toArray(CompletableFuture[]::new)).get();
+    }
+
+    private static long adopted(String description) {
+        Matcher m = Pattern.compile("(\\d+) adopted").matcher(description);
+        assertTrue(m.find(), description);
+        return Long.parseLong(m.group(1));
+    }
+
+    private static String current(UcbOracle oracle) {
+        String d = oracle.describe(1);
+        return d.substring(d.indexOf("; current ") + 2);
+    }
+
     private static String epochs(UcbOracle oracle) {
         Matcher m = EPOCHS.matcher(oracle.describe(1));
         assertTrue(m.find(), oracle.describe(1));

@@ -38,11 +38,14 @@ import java.util.function.LongSupplier;
  * that left) are dropped.
  *
  * <p><b>Epochs</b> ({@link Builder#epochs}): the replicas play the same arm of a bucket at the same time, and the
- * reward is the group's commit rate. Every commit message carries its bucket and its replica's choice for it
- * ({@link #commitTag}). Once a replica has seen the bucket's epoch last its length (from its delivery of the
- * epoch's start) and hold at least {@value #EPOCH_MIN_COMMITS} commits, its messages also carry a request to start
- * the next epoch, naming the one it ends; the first such request delivered starts it, on the requester's choice,
- * at the same place of the total order on every replica, and later requests naming the ended epoch change nothing.
+ * reward is the group's commit rate. Every commit message carries its bucket, the bucket's epoch as its replica
+ * knows it (where in the total order it started, and its arm) and what that replica's bandit would play next
+ * ({@link #commitTag}). Once a replica has seen the epoch last its length (from its delivery of the epoch's start)
+ * and hold at least {@value #EPOCH_MIN_COMMITS} commits, its messages also ask for the next epoch; the first such
+ * request delivered starts it, on the requester's choice, at the same place of the total order on every replica,
+ * and later requests naming the ended epoch change nothing. A replica that knows an older epoch than a tag names
+ * (it joined, came back from a minority, or its oracle was swapped) adopts the named one, so replicas agree again
+ * after the first tag delivered from the others, with no state transferred.
  * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
  * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of this replica's own
  * transactions that committed). So every replica learns from the same epochs, and per-replica statistics are not
@@ -54,7 +57,8 @@ import java.util.function.LongSupplier;
  * time or more teaches nothing. The limit: the reward is throughput, so under a load light enough for every arm to
  * keep up, the arms look alike and latency is not seen; with epochs off, rewards are latencies again.
  *
- * <p>Thread-safe; {@code choose} and {@code record} lock one bucket briefly.
+ * <p>Thread-safe; {@code choose}, {@code record}, {@code commitTag} and {@code commitDelivered} lock one bucket
+ * briefly.
  */
 public final class UcbOracle implements ProtocolOracle {
     private static final int ARMS = Protocol.values().length;
@@ -90,6 +94,8 @@ public final class UcbOracle implements ProtocolOracle {
     public static final Duration DEFAULT_EPOCH = Duration.ofMillis(25);
     /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
     static final int EPOCH_MIN_COMMITS = 32;
+    /** Own outcomes in an epoch below which its committed share is taken as 1 rather than guessed from a few. */
+    private static final int EPOCH_MIN_OWN = 8;
     private static final int EPOCH_BOOTSTRAP_MIN = 3;
     private static final int EPOCH_BOOTSTRAP_MAX = 10;
 
@@ -171,7 +177,10 @@ public final class UcbOracle implements ProtocolOracle {
             return this;
         }
 
-        /** Bounds of the VC bootstrap that sets a bucket's maxLatency (default 20 to 100 transactions). */
+        /**
+         * Bounds of the VC bootstrap that sets a bucket's maxLatency (default 20 to 100 transactions). With epochs
+         * the bootstrap counts epochs instead, 3 to 10, and this setting does not apply.
+         */
         public Builder bootstrap(int minTransactions, int maxTransactions) {
             if (minTransactions < 2 || maxTransactions < minTransactions || maxTransactions > 100_000) {
                 throw new IllegalArgumentException("bootstrap needs 2 <= min <= max <= 100,000 transactions, got "
@@ -250,6 +259,8 @@ public final class UcbOracle implements ProtocolOracle {
         /** NaN while bootstrapping. */
         double maxLatency = Double.NaN;
         final long[] bootstrapSamples;
+        /** Each sample's arm: VC, or with epochs whatever the group played (the bound is the group's rate). */
+        final int[] bootstrapArms;
         int bootstrapCount;
         /** Remote statistics received before this instant predate a reset of this bucket and are ignored. */
         long resetAt = Long.MIN_VALUE;
@@ -264,16 +275,19 @@ public final class UcbOracle implements ProtocolOracle {
         final long[] chosen = new long[ARMS];
         long bootstrapChosen;
         /** What this replica's bandit would play now: its proposal for the next epoch. */
-        volatile int proposal = VC;
+        int proposal = VC;
         /**
          * Where in the total order the epoch the group plays started (-1 until one is delivered), when this replica
          * delivered that start, and the epoch's arm.
          */
-        volatile long epochStart = -1;
-        volatile long epochStartedAt;
+        long epochStart = -1;
+        long epochStartedAt;
         int epochArm = -1;
+        /** False for an epoch adopted from another replica's tag: its start was not seen here. */
+        boolean epochMeasured;
+        long adoptedEpochs;
         /** The bucket's commits delivered in the epoch, and this replica's own outcomes on the epoch's arm. */
-        volatile long epochDelivered;
+        long epochDelivered;
         /** When the bucket's last commit was delivered here, and the longest wait between two in the epoch. */
         long lastDeliveredAt;
         long longestGap;
@@ -285,6 +299,7 @@ public final class UcbOracle implements ProtocolOracle {
 
         Bucket(int bootstrapMax) {
             bootstrapSamples = new long[bootstrapMax];
+            bootstrapArms = new int[bootstrapMax];
         }
 
         void clear(long now) {
@@ -316,18 +331,20 @@ public final class UcbOracle implements ProtocolOracle {
             double[] merged = merged(b, true);
             Protocol best = merged == null ? Protocol.VC : best(merged);
             bucket.proposal = best.ordinal();
-            if (merged == null && epochNanos == 0) {
-                return Protocol.VC;
-            }
             Protocol chosen = epochNanos > 0 && bucket.epochArm >= 0 ? Protocol.values()[bucket.epochArm] : best;
-            bucket.chosen[chosen.ordinal()]++;
+            if (merged == null) {
+                bucket.bootstrapChosen++;
+            } else {
+                bucket.chosen[chosen.ordinal()]++;
+            }
             return chosen;
         }
     }
 
     /**
-     * With epochs: {@code 1 + bucket * 3 + this replica's choice}, and once the bucket's epoch is over here (or
-     * none has started) a request to start the next, {@code + (start of the epoch it ends + 2) << 5}.
+     * With epochs: {@code (start of the bucket's epoch as this replica knows it + 1) << 8 | ended << 7 | (its arm +
+     * 1) << 5 | (1 + bucket * 3 + this replica's choice)}, where {@code ended} says the epoch is over here (or none
+     * has started): a request to start the next one on that choice.
      */
     @Override
     public long commitTag(TransactionProfile profile) {
@@ -336,17 +353,21 @@ public final class UcbOracle implements ProtocolOracle {
         }
         int b = ReadSetBuckets.of(profile.readSetSize());
         Bucket bucket = buckets[b];
-        long choice = 1 + b * ARMS + bucket.proposal;
-        long start = bucket.epochStart;
-        boolean over = start < 0 || (clock.getAsLong() - bucket.epochStartedAt >= epochNanos
-                && bucket.epochDelivered >= EPOCH_MIN_COMMITS);
-        return over ? (start + 2) << CHOICE_BITS | choice : choice;
+        synchronized (bucket) {
+            long start = bucket.epochStart;
+            boolean over = start < 0 || (clock.getAsLong() - bucket.epochStartedAt >= epochNanos
+                    && bucket.epochDelivered >= EPOCH_MIN_COMMITS);
+            return (start + 1) << 8 | (over ? 1 << 7 : 0) | (bucket.epochArm + 1) << CHOICE_BITS
+                    | (1 + b * ARMS + bucket.proposal);
+        }
     }
 
     /**
-     * With epochs: counts the bucket's commit; a request naming the bucket's current epoch (or a later one: this
-     * replica joined late or missed it) ends that epoch, which becomes a sample for its arm, and starts the next on
-     * the requester's choice; a request naming an ended epoch changes nothing.
+     * With epochs: counts the bucket's commit. A tag naming a later epoch than this replica knows (it joined, came
+     * back, or missed the start) makes it adopt that epoch, unmeasured. A request naming the current epoch ends it
+     * (a sample for its arm) and starts the next on the requester's choice; one naming an earlier epoch changes
+     * nothing. All of it is decided by what is delivered, in order, so replicas that agree stay agreed, and one that
+     * does not is brought in by the first tag it sees from the others.
      */
     @Override
     public void commitDelivered(long position, long tag) {
@@ -354,10 +375,11 @@ public final class UcbOracle implements ProtocolOracle {
             return;
         }
         int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
-        long request = tag >>> CHOICE_BITS;
-        long ends = request - 2;
-        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || position < 0
-                || (request != 0 && ends >= position)) {
+        int namedArm = (int) ((tag >>> CHOICE_BITS) & 3) - 1;
+        boolean request = (tag & (1 << 7)) != 0;
+        long named = (tag >>> 8) - 1;
+        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || position < 0 || tag < 0 || named >= position
+                || namedArm >= ARMS || (named >= 0) != (namedArm >= 0)) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " at position " + position
                     + " names no bucket and arm, or an epoch not started yet");
         }
@@ -369,21 +391,31 @@ public final class UcbOracle implements ProtocolOracle {
                 bucket.longestGap = Math.max(bucket.longestGap, now - bucket.lastDeliveredAt);
             }
             bucket.lastDeliveredAt = now;
-            if (request == 0 || ends < bucket.epochStart) {
+            if (named > bucket.epochStart) {
+                startEpoch(bucket, named, namedArm, now);
+                bucket.epochMeasured = false; // its start, and what came before, happened without us
+                bucket.adoptedEpochs++;
+            }
+            if (!request || named != bucket.epochStart) {
                 return;
             }
-            if (bucket.epochArm >= 0) {
+            if (bucket.epochArm >= 0 && bucket.epochMeasured) {
                 endEpoch(bucket, now);
             }
-            bucket.epochStart = position;
-            bucket.epochStartedAt = now;
-            bucket.epochArm = (choice - 1) % ARMS;
+            startEpoch(bucket, position, (choice - 1) % ARMS, now);
             bucket.epochsPlayed[bucket.epochArm]++;
-            bucket.epochDelivered = 0;
-            bucket.longestGap = 0;
-            bucket.ownDecided = 0;
-            bucket.ownCommitted = 0;
         }
+    }
+
+    private static void startEpoch(Bucket bucket, long position, int arm, long now) {
+        bucket.epochStart = position;
+        bucket.epochStartedAt = now;
+        bucket.epochArm = arm;
+        bucket.epochMeasured = true;
+        bucket.epochDelivered = 0;
+        bucket.longestGap = 0;
+        bucket.ownDecided = 0;
+        bucket.ownCommitted = 0;
     }
 
     /**
@@ -391,7 +423,9 @@ public final class UcbOracle implements ProtocolOracle {
      * epoch or more (no commits to make, or other work on the replicas): that time says nothing of the arm.
      */
     private void endEpoch(Bucket bucket, long now) {
-        double committedShare = bucket.ownDecided > 0 ? (double) bucket.ownCommitted / bucket.ownDecided : 1;
+        // The share of our own transactions that committed stands for the group's, once there are a few.
+        double committedShare = bucket.ownDecided >= EPOCH_MIN_OWN ? (double) bucket.ownCommitted / bucket.ownDecided
+                : 1;
         double commits = bucket.epochDelivered * committedShare;
         long elapsed = now - bucket.epochStartedAt;
         if (elapsed <= 0 || bucket.epochDelivered == 0 || (commits <= 0 && Double.isNaN(bucket.maxLatency))) {
@@ -411,7 +445,6 @@ public final class UcbOracle implements ProtocolOracle {
         double[] merged = new double[3 * ARMS];
         synchronized (bucket) {
             if (nullWhileBootstrapping && Double.isNaN(bucket.maxLatency)) {
-                bucket.bootstrapChosen++;
                 return null;
             }
             for (int a = 0; a < ARMS; a++) {
@@ -481,8 +514,8 @@ public final class UcbOracle implements ProtocolOracle {
     /** One sample for an arm of the bucket (under its lock): the bootstrap's, or a reward and the reset rules. */
     private void learn(Bucket bucket, int arm, long latencyNanos, Outcome outcome) {
         if (Double.isNaN(bucket.maxLatency)) {
-            if (arm == VC && outcome != Outcome.FALSE_POSITIVE) {
-                bootstrapSample(bucket, latencyNanos);
+            if ((arm == VC || epochNanos > 0) && outcome != Outcome.FALSE_POSITIVE) {
+                bootstrapSample(bucket, arm, latencyNanos);
             }
             return;
         }
@@ -511,8 +544,8 @@ public final class UcbOracle implements ProtocolOracle {
         return (maxLatency - Math.min(maxLatency, latencyNanos)) / maxLatency;
     }
 
-    private void bootstrapSample(Bucket bucket, long latencyNanos) {
-
+    private void bootstrapSample(Bucket bucket, int arm, long latencyNanos) {
+        bucket.bootstrapArms[bucket.bootstrapCount] = arm;
         bucket.bootstrapSamples[bucket.bootstrapCount++] = latencyNanos;
         int count = bucket.bootstrapCount;
         double mean = 0;
@@ -535,7 +568,7 @@ public final class UcbOracle implements ProtocolOracle {
                 bucket.looseBound = Double.NaN;
             }
             for (int i = 0; i < count; i++) {
-                add(bucket, VC, reward(bucket.maxLatency, bucket.bootstrapSamples[i]));
+                add(bucket, bucket.bootstrapArms[i], reward(bucket.maxLatency, bucket.bootstrapSamples[i]));
             }
         }
     }
@@ -751,13 +784,16 @@ public final class UcbOracle implements ProtocolOracle {
         Bucket bucket = buckets[b];
         synchronized (bucket) {
             out.append(String.format(java.util.Locale.ROOT,
-                    "; chose NVC/BFC/VC %d/%d/%d and VC %d times bootstrapping; bound learned again %d times"
+                    "; chose NVC/BFC/VC %d/%d/%d and %d times bootstrapping; bound learned again %d times"
                             + " (saturated) and %d (loose); shifts %d",
                     bucket.chosen[0], bucket.chosen[1], bucket.chosen[2], bucket.bootstrapChosen,
                     bucket.saturatedResets, bucket.looseResets, bucket.shifts));
             if (epochNanos > 0) {
-                out.append(String.format(java.util.Locale.ROOT, "; epochs on NVC/BFC/VC %d/%d/%d (%d idle)",
-                        bucket.epochsPlayed[0], bucket.epochsPlayed[1], bucket.epochsPlayed[2], bucket.idleEpochs));
+                out.append(String.format(java.util.Locale.ROOT,
+                        "; epochs on NVC/BFC/VC %d/%d/%d (%d idle, %d adopted); current %s", bucket.epochsPlayed[0],
+                        bucket.epochsPlayed[1], bucket.epochsPlayed[2], bucket.idleEpochs, bucket.adoptedEpochs,
+                        bucket.epochArm < 0 ? "none" : Protocol.values()[bucket.epochArm] + " from position "
+                                + bucket.epochStart));
             }
             return out.toString();
         }

@@ -294,58 +294,98 @@ class UcbOracleTest {
                 + chosen[Protocol.VC.ordinal()] + ")");
     }
 
+    /** A commit tag of bucket 0 (read-sets below 10): the epoch its sender knows, a request or not, a choice. */
+    private static long tag(long epochStart, Protocol epochArm, boolean request, Protocol choice) {
+        return (epochStart + 1) << 8 | (request ? 1 << 7 : 0) | (epochArm == null ? 0 : epochArm.ordinal() + 1) << 5
+                | (1 + choice.ordinal());
+    }
+
+    /** Delivers {@code commits} tags naming the current epoch, 100 us apart, from position {@code from} on. */
+    private static long deliver(UcbOracle oracle, AtomicLong now, long from, int commits, long start, Protocol arm) {
+        for (int i = 0; i < commits; i++) {
+            now.addAndGet(100_000);
+            oracle.commitDelivered(from + i, tag(start, arm, false, Protocol.NVC));
+        }
+        return from + commits;
+    }
+
     @Test
     void theFirstRequestDeliveredStartsTheNextEpochAndTheEndedOneIsASampleOfTheGroupsRate() {
         AtomicLong now = new AtomicLong();
         UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
         TransactionProfile small = new TransactionProfile(5, 1, 8);
         TransactionProfile large = new TransactionProfile(50_000, 1, 8);
-        // tags: 1 + bucket * 3 + arm, plus (start of the epoch a request ends + 2) << 5; bucket 0 here
-        long nvc = 1 + Protocol.NVC.ordinal();
-        long bfc = 1 + Protocol.BFC.ordinal();
-        long vc = 1 + Protocol.VC.ordinal();
         assertEquals(Protocol.VC, oracle.choose(small), "no epoch yet, bootstrapping: VC");
-        assertEquals(1L << 5 | vc, oracle.commitTag(small), "no epoch yet: the first commit asks for one, on VC");
-        oracle.commitDelivered(10, 1L << 5 | vc);
-        oracle.commitDelivered(11, 1L << 5 | nvc); // asks to end no epoch, but one started meanwhile: stale
+        assertEquals(tag(-1, null, true, Protocol.VC), oracle.commitTag(small), "no epoch yet: asks for one");
+        oracle.commitDelivered(10, tag(-1, null, true, Protocol.VC));
+        oracle.commitDelivered(11, tag(-1, null, true, Protocol.NVC)); // asks to end no epoch: one started, stale
         assertEquals(Protocol.VC, oracle.choose(small));
-        assertEquals(vc, oracle.commitTag(small), "the epoch is not over here: no request");
-        // three epochs of VC, 10 ms and 100 commits each (one of them the next epoch's request): 100 us per commit
+        assertEquals(tag(10, Protocol.VC, false, Protocol.VC), oracle.commitTag(small), "not over here: no request");
+        // three epochs of VC, 10 ms and 100 commits each (the last one the next epoch's request): 100 us per commit
         long start = 10;
+        long position = 12;
         for (int epoch = 0; epoch < 3; epoch++) {
-            for (int i = 1; i < 100; i++) {
-                now.addAndGet(100_000);
-                oracle.commitDelivered(start + i, vc);
-            }
+            position = deliver(oracle, now, position, 99, start, Protocol.VC);
             now.addAndGet(100_000);
             oracle.choose(small);
             long request = oracle.commitTag(small);
-            assertEquals(start + 2, request >>> 5, "the request names the epoch it ends");
-            oracle.commitDelivered(start + 100, request);
-            start += 100;
+            assertEquals(tag(start, Protocol.VC, true, Protocol.VC), request, "the request names the epoch it ends");
+            oracle.commitDelivered(position, request);
+            start = position++;
         }
-        assertEquals(Protocol.VC.ordinal(), (int) (oracle.commitTag(small) & 31) - 1, "still VC");
         assertEquals(100_000, oracle.maxLatencyNanos(5), 1_000, "the bound: about 100 us per commit");
-        // an epoch of NVC, requested by another replica; a second request ending the same epoch changes nothing
-        for (int i = 1; i < 100; i++) {
-            now.addAndGet(100_000);
-            oracle.commitDelivered(start + i, vc);
-        }
+        // an epoch of NVC, asked for by another replica; a second request ending the same epoch changes nothing
+        position = deliver(oracle, now, position, 99, start, Protocol.VC);
         now.addAndGet(100_000);
-        oracle.commitDelivered(start + 100, (start + 2) << 5 | nvc);
-        oracle.commitDelivered(start + 101, (start + 2) << 5 | bfc);
+        oracle.commitDelivered(position, tag(start, Protocol.VC, true, Protocol.NVC));
+        oracle.commitDelivered(position + 1, tag(start, Protocol.VC, true, Protocol.BFC));
         assertEquals(Protocol.NVC, oracle.choose(small));
         // another bucket, still bootstrapping: the group's arm there
-        oracle.commitDelivered(start + 102, 1L << 5 | (1 + 4 * 3 + Protocol.NVC.ordinal()));
+        oracle.commitDelivered(position + 2, 1L << 7 | (1 + 4 * 3 + Protocol.NVC.ordinal()));
         assertEquals(Protocol.NVC, oracle.choose(large));
         assertEquals(0, UcbOracle.builder().build().commitTag(small), "no epochs, no tag");
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
                 () -> oracle.commitDelivered(1_000, 30));
         assertTrue(e.getMessage().contains("tag 30"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, 0));
-        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, (2_000L + 2) << 5 | 1),
-                "ends an epoch that starts later");
+        assertThrows(IllegalArgumentException.class, () -> oracle.commitDelivered(1_000, -1));
+        assertThrows(IllegalArgumentException.class,
+                () -> oracle.commitDelivered(1_000, tag(2_000, Protocol.NVC, true, Protocol.NVC)),
+                "names an epoch that starts later");
+        assertThrows(IllegalArgumentException.class,
+                () -> oracle.commitDelivered(1_000, tag(500, null, false, Protocol.NVC)), "an epoch without an arm");
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().epochs(Duration.ofMillis(-1)));
+    }
+
+    @Test
+    void aReplicaThatKnowsAnOlderEpochAdoptsTheOneATagNamesAndMeasuresNothingOfIt() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle group = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        UcbOracle joiner = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        TransactionProfile small = new TransactionProfile(5, 1, 8);
+        // the group is on an NVC epoch that started at 500; the joiner knows none and asks for one (stale)
+        group.commitDelivered(500, tag(-1, null, true, Protocol.NVC));
+        long stale = joiner.commitTag(small);
+        long fromGroup = group.commitTag(small);
+        for (UcbOracle o : new UcbOracle[] {group, joiner}) {
+            o.commitDelivered(600, stale); // names no epoch: the joiner starts one, the group ignores it
+        }
+        assertEquals(Protocol.VC, joiner.choose(small), "the joiner is on an epoch of its own, for now");
+        for (UcbOracle o : new UcbOracle[] {group, joiner}) {
+            o.commitDelivered(601, fromGroup); // names the group's epoch (500)...
+        }
+        assertEquals(Protocol.VC, joiner.choose(small), "...which is older than the joiner's (600): ignored");
+        // the group's next request, naming 500, starts 700 at the group; the joiner, on 600, ignores it; then a
+        // group tag naming 700 is later than 600: the joiner adopts it
+        now.addAndGet(Duration.ofMillis(20).toNanos());
+        for (UcbOracle o : new UcbOracle[] {group, joiner}) {
+            o.commitDelivered(700, tag(500, Protocol.NVC, true, Protocol.BFC));
+            o.commitDelivered(701, tag(700, Protocol.BFC, false, Protocol.BFC));
+        }
+        assertEquals(Protocol.BFC, group.choose(small));
+        assertEquals(Protocol.BFC, joiner.choose(small), "adopted the group's epoch");
+        assertEquals(group.commitTag(small) >>> 7, joiner.commitTag(small) >>> 7, "both name epoch 700");
+        assertTrue(joiner.describe(5).contains("1 adopted"), joiner.describe(5));
     }
 
     @Test
@@ -354,23 +394,24 @@ class UcbOracleTest {
         UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
         long position = 0;
         long start = -1;
-        int[] arms = {2, 2, 2, 2, 0, 0}; // VC to bootstrap (three epochs) and one more, then NVC
+        Protocol arm = null;
+        Protocol[] arms = {Protocol.VC, Protocol.VC, Protocol.VC, Protocol.VC, Protocol.NVC, Protocol.NVC};
         for (int epoch = 0; epoch < arms.length; epoch++) {
-            long choice = 1 + arms[epoch];
-            oracle.commitDelivered(++position, (start + 2) << 5 | choice);
+            oracle.commitDelivered(++position, tag(start, arm, true, arms[epoch]));
             start = position;
+            arm = arms[epoch];
             for (int i = 0; i < 100; i++) {
                 // the first NVC epoch waits 50 ms halfway through (another workload ran, or nobody committed)
                 now.addAndGet(epoch == 4 && i == 50 ? 50_000_000 : 100_000);
-                oracle.commitDelivered(++position, choice);
+                oracle.commitDelivered(++position, tag(start, arm, false, arm));
             }
         }
-        assertEquals(100_000, oracle.maxLatencyNanos(5), 2_000, "bootstrapped on the first three VC epochs");
+        assertEquals(100_000, oracle.maxLatencyNanos(5), 2_000, "bootstrapped on the first three epochs");
         assertEquals(0, oracle.mergedStatistics(5)[3 * Protocol.NVC.ordinal()], 1e-9,
                 "the idle NVC epoch taught nothing, and the last one has not ended");
-        oracle.commitDelivered(++position, (start + 2) << 5 | 1);
+        oracle.commitDelivered(++position, tag(start, arm, true, Protocol.NVC));
         assertEquals(1, oracle.mergedStatistics(5)[3 * Protocol.NVC.ordinal()], 1e-9, "a busy NVC epoch did");
-        assertTrue(oracle.describe(5).contains("NVC/BFC/VC 3/0/4 (1 idle)"), oracle.describe(5));
+        assertTrue(oracle.describe(5).contains("NVC/BFC/VC 3/0/4 (1 idle, 0 adopted)"), oracle.describe(5));
     }
 
     @Test
