@@ -206,6 +206,7 @@ class GadgetDecodingTest {
         ValueOutput out = new ValueOutput(RECEIVER, 64 + values.length);
         out.writeByte(1).writeByte(Protocol.NVC.ordinal()).writeVarLong(txId).writeVarLong(snapshot);
         out.writeBytes(new byte[0]); // no oracle statistics
+        out.writeVarLong(0); // no oracle tag
         out.writeVarInt(1).writeLong(WRITTEN).writeBoolean(true);
         out.writeVarInt(0); // reads nothing
         out.writeRaw(values, 0, values.length);
