@@ -81,7 +81,10 @@ public interface ProtocolOracle {
         return UcbOracle.builder().build();
     }
 
-    /** DistUCB: UCB bandits that also merge the other replicas' statistics, exchanged every 10 s. */
+    /**
+     * DistUCB: UCB bandits the replicas play together, one arm per read-set bucket for epochs of 25 ms agreed in the
+     * total order, rewarded by the group's commit rate (see {@link UcbOracle}).
+     */
     static ProtocolOracle distUcb() {
         return UcbOracle.builder().distributed(true).build();
     }
