@@ -96,6 +96,16 @@ public final class UcbOracle implements ProtocolOracle {
     static final int EPOCH_MIN_COMMITS = 32;
     /** Own outcomes in an epoch below which its committed share is taken as 1 rather than guessed from a few. */
     private static final int EPOCH_MIN_OWN = 8;
+    /**
+     * The reset rules counted in epochs, which come some 40 a second where transactions come thousands: a bound
+     * learned on cold code (the first epochs after start-up took 1.9 ms per commit where later ones took 10 us,
+     * measured) would otherwise stand for minutes, every arm rewarded about 0.98 and VC played a third of the time.
+     * So with epochs the recent mean reward averages about 16 samples, and the rules fire after 20 zero rewards
+     * (saturated) or 40 in a row at 0.9 or more (loose): a second or two.
+     */
+    private static final double EPOCH_RECENT_ALPHA = 1.0 / 16;
+    private static final int EPOCH_SATURATED_AFTER = 20;
+    private static final int EPOCH_LOOSE_AFTER = 40;
     private static final int EPOCH_BOOTSTRAP_MIN = 3;
     private static final int EPOCH_BOOTSTRAP_MAX = 10;
 
@@ -109,6 +119,10 @@ public final class UcbOracle implements ProtocolOracle {
     private final LongSupplier clock;
     /** How long an epoch lasts at least; 0 when each replica plays its own choice. */
     private final long epochNanos;
+    /** The reset rules' settings, per transaction or per epoch (see {@link #EPOCH_RECENT_ALPHA}). */
+    private final double recentAlpha;
+    private final int saturatedAfter;
+    private final int looseAfterFirst;
     private final Bucket[] buckets = new Bucket[ReadSetBuckets.COUNT];
     /** Identifies this oracle's gossip, so an echo of it is recognized. */
     private final long instance = ThreadLocalRandom.current().nextLong();
@@ -124,11 +138,14 @@ public final class UcbOracle implements ProtocolOracle {
         this.epochNanos = (b.epoch != null ? b.epoch : b.distributed ? DEFAULT_EPOCH : Duration.ZERO).toNanos();
         this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP_MIN : b.bootstrapMin;
         this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP_MAX : b.bootstrapMax;
+        this.recentAlpha = epochNanos > 0 ? EPOCH_RECENT_ALPHA : DRIFT_ALPHA;
+        this.saturatedAfter = epochNanos > 0 ? EPOCH_SATURATED_AFTER : SATURATED_AFTER;
+        this.looseAfterFirst = epochNanos > 0 ? EPOCH_LOOSE_AFTER : LOOSE_AFTER;
         this.halfLifeNanos = b.halfLife.toNanos();
         this.driftShift = b.driftShift;
         this.clock = b.clock;
         for (int i = 0; i < buckets.length; i++) {
-            buckets[i] = new Bucket(bootstrapMax);
+            buckets[i] = new Bucket(bootstrapMax, looseAfterFirst);
         }
         this.lastGossipNanos = new AtomicLong(clock.getAsLong());
     }
@@ -251,7 +268,7 @@ public final class UcbOracle implements ProtocolOracle {
         /** Recent mean reward, whatever the arm; rewards in a row it has stayed at or above LOOSE_REWARD. */
         double recentReward;
         int looseRun;
-        int looseAfter = LOOSE_AFTER;
+        int looseAfter;
         /** The bound last found loose (NaN if none): the next bootstrap is compared with it. */
         double looseBound = Double.NaN;
         /** Consecutive samples the recent average has spent beyond the shift threshold. */
@@ -297,7 +314,8 @@ public final class UcbOracle implements ProtocolOracle {
         /** Epochs that taught nothing: the bucket stood idle for half of one or more. */
         long idleEpochs;
 
-        Bucket(int bootstrapMax) {
+        Bucket(int bootstrapMax, int looseAfter) {
+            this.looseAfter = looseAfter;
             bootstrapSamples = new long[bootstrapMax];
             bootstrapArms = new int[bootstrapMax];
         }
@@ -524,9 +542,9 @@ public final class UcbOracle implements ProtocolOracle {
         double reward = outcome == Outcome.FALSE_POSITIVE ? 0 : reward(bucket.maxLatency, latencyNanos);
         add(bucket, arm, reward);
         bucket.zeroRun = reward > 0 ? 0 : bucket.zeroRun + 1;
-        bucket.recentReward += DRIFT_ALPHA * (reward - bucket.recentReward);
+        bucket.recentReward += recentAlpha * (reward - bucket.recentReward);
         bucket.looseRun = bucket.recentReward >= LOOSE_REWARD ? bucket.looseRun + 1 : 0;
-        if (bucket.zeroRun >= SATURATED_AFTER) {
+        if (bucket.zeroRun >= saturatedAfter) {
             bucket.saturatedResets++;
             bucket.clear(clock.getAsLong()); // every arm beyond maxLatency: learn the bound again
             return;
@@ -564,7 +582,7 @@ public final class UcbOracle implements ProtocolOracle {
             bucket.maxLatency = Math.max(1, mean + sigma);
             if (!Double.isNaN(bucket.looseBound)) {
                 bucket.looseAfter = bucket.maxLatency > bucket.looseBound / 2
-                        ? Math.min(LOOSE_AFTER_MAX, 2 * bucket.looseAfter) : LOOSE_AFTER;
+                        ? Math.min(LOOSE_AFTER_MAX, 2 * bucket.looseAfter) : looseAfterFirst;
                 bucket.looseBound = Double.NaN;
             }
             for (int i = 0; i < count; i++) {

@@ -415,6 +415,33 @@ class UcbOracleTest {
     }
 
     @Test
+    void anEpochBoundLearnedOnColdCodeIsLearnedAgainWithinAboutEightyEpochs() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        long position = 0;
+        long start = -1;
+        Protocol arm = null;
+        int relearnedAfter = -1;
+        for (int epoch = 0; epoch < 200 && relearnedAfter < 0; epoch++) {
+            Protocol next = epoch % 2 == 0 ? Protocol.NVC : Protocol.VC;
+            oracle.commitDelivered(++position, tag(start, arm, true, next));
+            start = position;
+            arm = next;
+            long perCommit = epoch < 3 ? 2_000_000 : 20_000; // the first epochs run cold: 100 times slower
+            for (int i = 0; i < 100; i++) {
+                now.addAndGet(perCommit);
+                oracle.commitDelivered(++position, tag(start, arm, false, arm));
+            }
+            if (epoch > 3 && oracle.maxLatencyNanos(5) < 100_000) {
+                relearnedAfter = epoch - 3;
+            }
+        }
+        assertTrue(relearnedAfter > 0 && relearnedAfter <= 100, "bound learned again after " + relearnedAfter
+                + " warm epochs: " + oracle.describe(5));
+        assertTrue(oracle.describe(5).contains("0 times (saturated) and 1 (loose)"), oracle.describe(5));
+    }
+
+    @Test
     void builderRefusesNonsense() {
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(1, 10));
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(20, 10));
