@@ -49,7 +49,7 @@ import java.util.function.LongSupplier;
  * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
  * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of this replica's own
  * transactions that committed). So every replica learns from the same epochs, and per-replica statistics are not
- * exchanged. The bootstrap counts epochs (3 to 10). Why: a protocol's cost is not all in its own transactions. A VC
+ * exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
@@ -97,15 +97,17 @@ public final class UcbOracle implements ProtocolOracle {
     /** Own outcomes in an epoch below which its committed share is taken as 1 rather than guessed from a few. */
     private static final int EPOCH_MIN_OWN = 8;
     /**
-     * The reset rules counted in epochs, which come some 40 a second where transactions come thousands: a bound
-     * learned on cold code (the first epochs after start-up took 1.9 ms per commit where later ones took 10 us,
-     * measured) would otherwise stand for minutes, every arm rewarded about 0.98 and VC played a third of the time.
-     * So with epochs the recent mean reward averages about 16 samples, and the rules fire after 20 zero rewards
-     * (saturated) or 40 in a row at 0.9 or more (loose): a second or two.
+     * The reset rules counted in epochs, which come some 40 a second where transactions come by thousands: a bound
+     * learned on cold code (the first epochs after start-up took 1.9 ms per commit where later ones took 10-20 us,
+     * measured) would otherwise stand for some 1,600 epochs, every arm rewarded about 0.98 and VC played 30% of the
+     * time. So with epochs the recent means (the bucket's, and each arm's for the shift test) average about 16
+     * samples; the saturated rule fires after 20 zero rewards, the loose one after 40 in a row at 0.9 or more (about
+     * 80 epochs from a reset, the mean climbing first), and a shift after 32 + 16.
      */
     private static final double EPOCH_RECENT_ALPHA = 1.0 / 16;
     private static final int EPOCH_SATURATED_AFTER = 20;
     private static final int EPOCH_LOOSE_AFTER = 40;
+    /** With epochs the spread rule settles at the minimum: three rates never spread twice their mean. */
     private static final int EPOCH_BOOTSTRAP_MIN = 3;
     private static final int EPOCH_BOOTSTRAP_MAX = 10;
 
@@ -119,7 +121,7 @@ public final class UcbOracle implements ProtocolOracle {
     private final LongSupplier clock;
     /** How long an epoch lasts at least; 0 when each replica plays its own choice. */
     private final long epochNanos;
-    /** The reset rules' settings, per transaction or per epoch (see {@link #EPOCH_RECENT_ALPHA}). */
+    /** The reset and shift rules' settings, per transaction or per epoch (see {@link #EPOCH_RECENT_ALPHA}). */
     private final double recentAlpha;
     private final int saturatedAfter;
     private final int looseAfterFirst;
@@ -196,7 +198,7 @@ public final class UcbOracle implements ProtocolOracle {
 
         /**
          * Bounds of the VC bootstrap that sets a bucket's maxLatency (default 20 to 100 transactions). With epochs
-         * the bootstrap counts epochs instead, 3 to 10, and this setting does not apply.
+         * the bootstrap counts epochs instead (three), and this setting does not apply.
          */
         public Builder bootstrap(int minTransactions, int maxTransactions) {
             if (minTransactions < 2 || maxTransactions < minTransactions || maxTransactions > 100_000) {
@@ -496,7 +498,7 @@ public final class UcbOracle implements ProtocolOracle {
     }
 
     private void addRemote(int b, long notBefore, double[] into) {
-        if (!distributed) {
+        if (!distributed || epochNanos > 0) {
             return;
         }
         long expired = clock.getAsLong() - 3 * gossipIntervalNanos;
@@ -628,19 +630,19 @@ public final class UcbOracle implements ProtocolOracle {
      */
     private void detectShift(Bucket bucket, int arm, double reward) {
         int seen = ++bucket.recentCount[arm];
-        bucket.recentMean[arm] = seen == 1 ? reward : bucket.recentMean[arm] + DRIFT_ALPHA * (reward
+        bucket.recentMean[arm] = seen == 1 ? reward : bucket.recentMean[arm] + recentAlpha * (reward
                 - bucket.recentMean[arm]);
-        if (seen < 2 / DRIFT_ALPHA) {
+        if (seen < 2 / recentAlpha) {
             return;
         }
         double mean = bucket.sum[arm] / bucket.n[arm];
         double sd = Math.sqrt(Math.max(0, bucket.sumSq[arm] / bucket.n[arm] - mean * mean));
-        double noise = sd * Math.sqrt(DRIFT_ALPHA / (2 - DRIFT_ALPHA));
+        double noise = sd * Math.sqrt(recentAlpha / (2 - recentAlpha));
         if (Math.abs(bucket.recentMean[arm] - mean) <= Math.max(driftShift, 6 * noise)) {
             bucket.beyond[arm] = 0;
             return;
         }
-        if (++bucket.beyond[arm] < 1 / DRIFT_ALPHA) {
+        if (++bucket.beyond[arm] < 1 / recentAlpha) {
             return;
         }
         bucket.shifts++;
@@ -694,7 +696,7 @@ public final class UcbOracle implements ProtocolOracle {
 
     @Override
     public void gossipReceived(byte[] gossip) {
-        if (!distributed) {
+        if (!distributed || epochNanos > 0) { // latencies from replicas without epochs: another scale
             return;
         }
         ByteBuffer in = ByteBuffer.wrap(gossip);

@@ -237,9 +237,9 @@ class UcbOracleTest {
     /**
      * A protocol cheap for its own transactions but costly for everyone's (VC: a vote every replica waits for).
      * Latency = own cost of the arm + 150 us times the share of the other replicas playing VC (the originator's
-     * early vote costs it little; the transactions queued behind it wait). Each replica alone gains by VC (80 us
-     * against 100 us whatever the others do), so replicas learning apart all end on VC (230 us); played together,
-     * VC costs 230 us against NVC's 100 us, and the group settles on NVC.
+     * early vote costs it little; the transactions queued behind it wait). Each replica alone gains by VC (40 us
+     * against 100 us whatever the others do), so replicas learning apart all end on VC (190 us); played together,
+     * VC costs 190 us against NVC's 100 us, and the group settles on NVC.
      */
     private static int[] playTheGroupDilemma(Duration epochs) {
         int replicas = 3;
@@ -439,6 +439,32 @@ class UcbOracleTest {
         assertTrue(relearnedAfter > 0 && relearnedAfter <= 100, "bound learned again after " + relearnedAfter
                 + " warm epochs: " + oracle.describe(5));
         assertTrue(oracle.describe(5).contains("0 times (saturated) and 1 (loose)"), oracle.describe(5));
+    }
+
+    @Test
+    void anEpochShiftIsSeenWithinFiftyEpochs() {
+        AtomicLong now = new AtomicLong();
+        UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        long position = 0;
+        long start = -1;
+        Protocol arm = null;
+        int seenAfter = -1;
+        for (int epoch = 0; epoch < 300 && seenAfter < 0; epoch++) {
+            oracle.commitDelivered(++position, tag(start, arm, true, Protocol.NVC));
+            start = position;
+            arm = Protocol.NVC;
+            // 200 us per commit to bootstrap, then 50 us for 200 epochs, then 120 us: the workload changed
+            long perCommit = epoch < 3 ? 200_000 : epoch < 203 ? 50_000 : 120_000;
+            for (int i = 0; i < 100; i++) {
+                now.addAndGet(perCommit);
+                oracle.commitDelivered(++position, tag(start, arm, false, arm));
+            }
+            if (oracle.describe(5).contains("shifts 1")) {
+                seenAfter = epoch - 203;
+            }
+        }
+        assertTrue(seenAfter > 0 && seenAfter <= 50, "shift seen after " + seenAfter + " epochs: "
+                + oracle.describe(5));
     }
 
     @Test
