@@ -414,29 +414,40 @@ class UcbOracleTest {
         assertTrue(oracle.describe(5).contains("NVC/BFC/VC 3/0/4 (1 idle, 0 adopted)"), oracle.describe(5));
     }
 
+    /**
+     * Plays up to {@code epochs} epochs of 100 commits in bucket 0, epoch {@code e} on {@code armOf(e)} with
+     * {@code perCommit(e)} nanoseconds between commits; returns the first epoch after which {@code done} holds, or -1.
+     */
+    private static int playEpochs(UcbOracle oracle, AtomicLong now, int epochs,
+            java.util.function.IntFunction<Protocol> armOf, java.util.function.IntToLongFunction perCommit,
+            java.util.function.Predicate<UcbOracle> done) {
+        long position = 0;
+        long start = -1;
+        Protocol arm = null;
+        for (int epoch = 0; epoch < epochs; epoch++) {
+            Protocol next = armOf.apply(epoch);
+            oracle.commitDelivered(++position, tag(start, arm, true, next));
+            start = position;
+            arm = next;
+            for (int i = 0; i < 100; i++) {
+                now.addAndGet(perCommit.applyAsLong(epoch));
+                oracle.commitDelivered(++position, tag(start, arm, false, arm));
+            }
+            if (done.test(oracle)) {
+                return epoch;
+            }
+        }
+        return -1;
+    }
+
     @Test
     void anEpochBoundLearnedOnColdCodeIsLearnedAgainWithinAboutEightyEpochs() {
         AtomicLong now = new AtomicLong();
         UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
-        long position = 0;
-        long start = -1;
-        Protocol arm = null;
-        int relearnedAfter = -1;
-        for (int epoch = 0; epoch < 200 && relearnedAfter < 0; epoch++) {
-            Protocol next = epoch % 2 == 0 ? Protocol.NVC : Protocol.VC;
-            oracle.commitDelivered(++position, tag(start, arm, true, next));
-            start = position;
-            arm = next;
-            long perCommit = epoch < 3 ? 2_000_000 : 20_000; // the first epochs run cold: 100 times slower
-            for (int i = 0; i < 100; i++) {
-                now.addAndGet(perCommit);
-                oracle.commitDelivered(++position, tag(start, arm, false, arm));
-            }
-            if (epoch > 3 && oracle.maxLatencyNanos(5) < 100_000) {
-                relearnedAfter = epoch - 3;
-            }
-        }
-        assertTrue(relearnedAfter > 0 && relearnedAfter <= 100, "bound learned again after " + relearnedAfter
+        // the first epochs run cold, 100 times slower; the arms alternate
+        int relearned = playEpochs(oracle, now, 200, e -> e % 2 == 0 ? Protocol.NVC : Protocol.VC,
+                e -> e < 3 ? 2_000_000 : 20_000, o -> o.maxLatencyNanos(5) < 100_000);
+        assertTrue(relearned > 3 && relearned - 3 <= 100, "bound learned again after " + (relearned - 3)
                 + " warm epochs: " + oracle.describe(5));
         assertTrue(oracle.describe(5).contains("0 times (saturated) and 1 (loose)"), oracle.describe(5));
     }
@@ -445,25 +456,10 @@ class UcbOracleTest {
     void anEpochShiftIsSeenWithinFiftyEpochs() {
         AtomicLong now = new AtomicLong();
         UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
-        long position = 0;
-        long start = -1;
-        Protocol arm = null;
-        int seenAfter = -1;
-        for (int epoch = 0; epoch < 300 && seenAfter < 0; epoch++) {
-            oracle.commitDelivered(++position, tag(start, arm, true, Protocol.NVC));
-            start = position;
-            arm = Protocol.NVC;
-            // 200 us per commit to bootstrap, then 50 us for 200 epochs, then 120 us: the workload changed
-            long perCommit = epoch < 3 ? 200_000 : epoch < 203 ? 50_000 : 120_000;
-            for (int i = 0; i < 100; i++) {
-                now.addAndGet(perCommit);
-                oracle.commitDelivered(++position, tag(start, arm, false, arm));
-            }
-            if (oracle.describe(5).contains("shifts 1")) {
-                seenAfter = epoch - 203;
-            }
-        }
-        assertTrue(seenAfter > 0 && seenAfter <= 50, "shift seen after " + seenAfter + " epochs: "
+        // 200 us per commit to bootstrap, then 50 us for 200 epochs, then 120 us: the workload changed
+        int seen = playEpochs(oracle, now, 300, e -> Protocol.NVC, e -> e < 3 ? 200_000 : e < 203 ? 50_000 : 120_000,
+                o -> o.describe(5).contains("shifts 1"));
+        assertTrue(seen > 203 && seen - 203 <= 50, "shift seen after " + (seen - 203) + " epochs: "
                 + oracle.describe(5));
     }
 
