@@ -66,7 +66,7 @@ class EpochOracleTest {
         List<UcbOracle> oracles = new ArrayList<>();
         List<Replica> rs = new ArrayList<>();
         for (String n : List.of("A", "B", "C")) {
-            UcbOracle oracle = UcbOracle.builder().bootstrap(2, 4).epochs(java.time.Duration.ofMillis(2)).build();
+            UcbOracle oracle = UcbOracle.builder().epochs(java.time.Duration.ofMillis(2)).build();
             oracles.add(oracle);
             rs.add(cluster.start(n, n.equals("A") ? garblingEveryFew(oracle) : oracle));
         }

@@ -246,6 +246,7 @@ class UcbOracleTest {
         AtomicLong now = new AtomicLong();
         UcbOracle[] oracles = new UcbOracle[replicas];
         for (int r = 0; r < replicas; r++) {
+            // bootstrap(2, 10) applies without epochs; with them the bootstrap is three epochs
             oracles[r] = UcbOracle.builder().bootstrap(2, 10).epochs(epochs).clock(now::get).build();
         }
         double[] own = {100, 130, 40};
