@@ -107,9 +107,11 @@ public final class UcbOracle implements ProtocolOracle {
     private static final double EPOCH_RECENT_ALPHA = 1.0 / 16;
     private static final int EPOCH_SATURATED_AFTER = 20;
     private static final int EPOCH_LOOSE_AFTER = 40;
-    /** With epochs the spread rule settles at the minimum: three rates never spread twice their mean. */
-    private static final int EPOCH_BOOTSTRAP_MIN = 3;
-    private static final int EPOCH_BOOTSTRAP_MAX = 10;
+    /**
+     * With epochs the bootstrap is three epochs: the spread rule settles there (three rates never spread twice their
+     * mean), so a longer maximum would never be reached.
+     */
+    private static final int EPOCH_BOOTSTRAP = 3;
 
     private final UcbIndex index;
     private final boolean distributed;
@@ -138,8 +140,8 @@ public final class UcbOracle implements ProtocolOracle {
         this.distributed = b.distributed;
         this.gossipIntervalNanos = b.gossipInterval.toNanos();
         this.epochNanos = (b.epoch != null ? b.epoch : b.distributed ? DEFAULT_EPOCH : Duration.ZERO).toNanos();
-        this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP_MIN : b.bootstrapMin;
-        this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP_MAX : b.bootstrapMax;
+        this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMin;
+        this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMax;
         this.recentAlpha = epochNanos > 0 ? EPOCH_RECENT_ALPHA : DRIFT_ALPHA;
         this.saturatedAfter = epochNanos > 0 ? EPOCH_SATURATED_AFTER : SATURATED_AFTER;
         this.looseAfterFirst = epochNanos > 0 ? EPOCH_LOOSE_AFTER : LOOSE_AFTER;

@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.workload.Contenders;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
@@ -186,10 +187,10 @@ public final class SwitchingBenchmark {
         }
         list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
         // DistUCB as configured by default (epochs), and the paper's (statistics exchanged, each replica on its own)
-        list.add(new Contender("dist-ucb", true, replicate(() -> UcbOracle.builder().distributed(true)
-                .gossipInterval(options.gossipInterval()).build())));
-        list.add(new Contender("dist-ucb-gossip", true, replicate(() -> UcbOracle.builder().distributed(true)
-                .epochs(Duration.ZERO).gossipInterval(options.gossipInterval()).build())));
+        for (String name : List.of("dist-ucb", "dist-ucb-gossip")) {
+            list.add(new Contender(name, true, replicate(() -> Contenders.oracle(name, options.gossipInterval(),
+                    null))));
+        }
         list.add(new Contender("decision-tree", true, replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
