@@ -75,6 +75,8 @@ public final class Main {
             "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
+            "network", "bank, oracle, stmbench7, run, broadcast: the network in-JVM members emulate: none"
+                    + " (default), gigabit (1,000 Mbit/s, 50 us one way: the paper's platform) or like 100mbit/200us",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc);"
@@ -142,7 +144,7 @@ public final class Main {
                                     "read-sets", new int[] {1, 10, 100, 1_000, 10_000, 100_000}, 1, 1_000_000),
                             accounts, parsed.intValue("writes", 100, 0, 100), conflicts, ids, runOptions(parsed,
                                     java.util.List.of("nvc", "bfc", "vc"), 1, 1, 2, 2), java.nio.file.Path.of(
-                                    parsed.string("out", "target/bank"))), out).run();
+                                    parsed.string("out", "target/bank")), network(parsed)), out).run();
                 }
                 case "bank-vs-infinispan" -> new io.polycert.bench.replicated.BankVsInfinispan(
                         new io.polycert.bench.replicated.BankVsInfinispan.Options(parsed.intValue("replicas", 3, 1,
@@ -160,7 +162,8 @@ public final class Main {
                                     1_000_000), parsed.doubleValue("phase", d.phaseSeconds(), 1, 3600),
                             parsed.intValue("slices", d.slices(), 1, 3600),
                             parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
-                            java.nio.file.Path.of(parsed.string("out", d.output().toString()))), out).run();
+                            java.nio.file.Path.of(parsed.string("out", d.output().toString())), network(parsed)),
+                            out).run();
                 }
                 case "oracle-query" -> new org.openjdk.jmh.runner.Runner(new org.openjdk.jmh.runner.options
                         .OptionsBuilder().include(io.polycert.bench.oracle.OracleQueryBenchmark.class.getSimpleName())
@@ -172,7 +175,7 @@ public final class Main {
                         new io.polycert.bench.gcs.BroadcastBenchmark.Options(3, parsed.intList("sizes",
                                 new int[] {100, 1_000, 10_000, 100_000, 1_000_000}, 1, 16_000_000),
                                 parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 3, 0.1, 3600),
-                                parsed.intValue("rounds", 3, 1, 100)), out).run();
+                                parsed.intValue("rounds", 3, 1, 100), network(parsed)), out).run();
                 case "multicast" -> new io.polycert.bench.gcs.MulticastBenchmark(
                         new io.polycert.bench.gcs.MulticastBenchmark.Options(5, new int[] {2, 3, 5},
                                 parsed.doubleValue("seconds", 3, 0.1, 3600)), out).run();
@@ -215,7 +218,7 @@ public final class Main {
                                 parsed.string("preset", "small"), parsed.stringList("mixes", MIXES, MIXES),
                                 booleanValue(parsed, "long", true), booleanValue(parsed, "sm", true),
                                 runOptions(parsed, 1, 1, 5, 2), java.nio.file.Path.of(parsed.string("out",
-                                        "target/stmbench7"))), out).run();
+                                        "target/stmbench7")), network(parsed)), out).run();
                 case "run" -> {
                     io.polycert.bench.workload.Workload workload;
                     try {
@@ -226,7 +229,8 @@ public final class Main {
                     }
                     int replicas = parsed.intValue("replicas", 3, 1, 16);
                     io.polycert.bench.replicated.ClusterKind kind = runner(parsed);
-                    try (io.polycert.bench.workload.BenchCluster cluster = kind.start(replicas, workload)) {
+                    try (io.polycert.bench.workload.BenchCluster cluster = kind.start(replicas, workload,
+                            network(parsed))) {
                         cluster.populate();
                         java.util.List<io.polycert.bench.report.RunResult> results =
                                 new io.polycert.bench.workload.Runner(cluster, workload, runOptions(parsed, 1, 1, 5,
@@ -299,6 +303,14 @@ public final class Main {
 
     private static final java.util.List<String> MIXES = java.util.List.of("read-dominated", "read-write",
             "write-dominated");
+
+    private static io.polycert.bench.gcs.EmulatedNetwork network(Args parsed) throws Args.UsageException {
+        try {
+            return io.polycert.bench.gcs.EmulatedNetwork.parse(parsed.string("network", "none"));
+        } catch (IllegalArgumentException e) {
+            throw new Args.UsageException("--network: " + e.getMessage());
+        }
+    }
 
     private static io.polycert.bench.replicated.ClusterKind runner(Args parsed) throws Args.UsageException {
         try {

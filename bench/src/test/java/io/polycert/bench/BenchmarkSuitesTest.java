@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.report.RunResult;
 import io.polycert.bench.replicated.BankBenchmark;
 import io.polycert.bench.replicated.ClusterKind;
@@ -38,7 +39,7 @@ class BenchmarkSuitesTest {
         List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
                 new int[] {1, 100}, 500, 100, BankWorkload.Conflicts.RANDOM, BankWorkload.Ids.DENSE,
                 new Runner.Options(List.of("nvc", "bfc",
-                        "vc"), 1, 0.2, 0.6, 1, 1, 0), dir), quiet()).run();
+                        "vc"), 1, 0.2, 0.6, 1, 1, 0), dir, EmulatedNetwork.NONE), quiet()).run();
         assertEquals(6, results.size());
         results.forEach(r -> assertTrue(r.committed() > 0, r.contender() + " at R=" + r.parameter("readSet")));
         for (String f : new String[] {"bank.csv", "bank.json", "fig2-bank-throughput.png", "fig4-bank-latency.png"}) {
@@ -54,7 +55,8 @@ class BenchmarkSuitesTest {
         for (BankWorkload.Ids ids : BankWorkload.Ids.values()) {
             List<RunResult> results = new BankBenchmark(new BankBenchmark.Options(ClusterKind.IN_JVM, 3,
                     new int[] {200}, 6_000, 100, BankWorkload.Conflicts.RANDOM, ids, new Runner.Options(List.of(
-                            "nvc", "bfc"), 1, 0.2, 0.6, 1, 1, 0), dir.resolve(ids.name())), quiet()).run();
+                            "nvc", "bfc"), 1, 0.2, 0.6, 1, 1, 0), dir.resolve(ids.name()), EmulatedNetwork.NONE), quiet())
+                    .run();
             RunResult nvc = results.get(0);
             assertEquals("nvc", nvc.contender());
             assertTrue(nvc.committed() > 0 && results.get(1).committed() > 0, ids + ": " + results);
@@ -68,7 +70,7 @@ class BenchmarkSuitesTest {
     void stmbench7SmokeComparesOraclesWithStaticProtocols(@TempDir Path dir) throws Exception {
         List<RunResult> results = new Stmbench7Benchmark(new Stmbench7Benchmark.Options(ClusterKind.IN_JVM, 3, 1,
                 "small", List.of("write-dominated"), true, true, new Runner.Options(List.of("vc", "ucb"), 1, 0.2, 1,
-                        1, 1, 0), dir), quiet()).run();
+                        1, 1, 0), dir, EmulatedNetwork.GIGABIT), quiet()).run();
         assertEquals(List.of("vc", "ucb"), results.stream().map(RunResult::contender).toList());
         for (RunResult r : results) {
             assertTrue(r.committed() > 0, r.contender());

@@ -53,7 +53,12 @@ public final class BroadcastBenchmark {
     }
 
     /** Settings of a run. */
-    public record Options(int members, int[] payloadSizes, double warmupSeconds, double seconds, int rounds) {
+    public record Options(int members, int[] payloadSizes, double warmupSeconds, double seconds, int rounds,
+            EmulatedNetwork network) {
+        public Options(int members, int[] payloadSizes, double warmupSeconds, double seconds, int rounds) {
+            this(members, payloadSizes, warmupSeconds, seconds, rounds, EmulatedNetwork.NONE);
+        }
+
         public static Options defaults() {
             return new Options(3, new int[] {100, 1_000, 10_000, 100_000, 1_000_000}, 1, 3, 3);
         }
@@ -82,8 +87,9 @@ public final class BroadcastBenchmark {
     }
 
     public List<Row> run() throws Exception {
-        out.printf(Locale.ROOT, "Atomic broadcast: %d in-JVM members, 1 sender each, %d rounds of %.1f s per kind%n",
-                options.members(), options.rounds(), options.seconds());
+        out.printf(Locale.ROOT, "Atomic broadcast: %d in-JVM members, 1 sender each, %d rounds of %.1f s per kind%s%n",
+                options.members(), options.rounds(), options.seconds(), options.network().isNone() ? ""
+                        : ", network " + options.network());
         List<Row> rows = new ArrayList<>();
         for (int size : options.payloadSizes()) {
             double[][] rate = new double[Kind.values().length][options.rounds()];
@@ -118,6 +124,9 @@ public final class BroadcastBenchmark {
             }
             print(rows.subList(rows.size() - kinds.size(), rows.size()));
         }
+        if (!links.isEmpty()) {
+            out.println("  emulated network, all trials: " + EmulatedLink.summary(links));
+        }
         return rows;
     }
 
@@ -145,8 +154,9 @@ public final class BroadcastBenchmark {
         List<Member> members = new ArrayList<>();
         try {
             for (int i = 0; i < options.members(); i++) {
-                members.add(kind == Kind.POLYCERT ? new PolyCertMember(cluster, "m" + i, window)
-                        : new JGroupsMember(cluster, "m" + i, window, kind == Kind.SEQUENCER));
+                members.add(kind == Kind.POLYCERT ? new PolyCertMember(cluster, "m" + i, window, options.network(),
+                        links) : new JGroupsMember(cluster, "m" + i, window, kind == Kind.SEQUENCER,
+                                options.network(), links));
             }
             for (Member m : members) {
                 m.awaitView(options.members());
@@ -210,6 +220,8 @@ public final class BroadcastBenchmark {
     }
 
     private final AtomicBoolean stop = new AtomicBoolean();
+    /** Every emulated link of the run (EmulatedNetwork), for the summary at its end. */
+    private final List<EmulatedLink> links = new ArrayList<>();
 
     /** One member of any kind: counts deliveries, times its own messages, bounds what it has in flight. */
     abstract static class Member {
@@ -247,10 +259,14 @@ public final class BroadcastBenchmark {
     static final class PolyCertMember extends Member implements GroupListener {
         final JGroupsGroup group;
 
-        PolyCertMember(String cluster, String name, int window) {
+        PolyCertMember(String cluster, String name, int window, EmulatedNetwork network, List<EmulatedLink> links) {
             super(window);
-            group = JGroupsGroup.builder(cluster).memberName(name).stack(GroupStack.embedded()).listener(this)
-                    .maxOutstanding(Math.max(window, 1)).join();
+            group = JGroupsGroup.builder(cluster).memberName(name).stack(network.isNone() ? GroupStack.embedded()
+                    : GroupStack.embedded().faultInjection()).listener(this).maxOutstanding(Math.max(window, 1))
+                    .join();
+            if (!network.isNone()) {
+                links.add(EmulatedLink.insertInto(group, network));
+            }
         }
 
         @Override
@@ -277,7 +293,8 @@ public final class BroadcastBenchmark {
     static final class JGroupsMember extends Member implements Receiver {
         final JChannel channel;
 
-        JGroupsMember(String cluster, String name, int window, boolean sequencer) throws Exception {
+        JGroupsMember(String cluster, String name, int window, boolean sequencer, EmulatedNetwork network,
+                List<EmulatedLink> links) throws Exception {
             super(window);
             List<Protocol> stack = new ArrayList<>(List.of(new SHARED_LOOPBACK(), new SHARED_LOOPBACK_PING(),
                     new NAKACK2(), new UNICAST3(), new STABLE().setDesiredAverageGossip(1000).setMaxBytes(8_000_000),
@@ -294,6 +311,9 @@ public final class BroadcastBenchmark {
             }
             channel.setReceiver(this);
             channel.connect(cluster);
+            if (!network.isNone()) {
+                links.add(EmulatedLink.insertAbove(channel.getProtocolStack().getTransport(), network));
+            }
         }
 
         @Override

@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.report.Charts;
 import io.polycert.bench.report.ReportWriter;
 import io.polycert.bench.report.RunResult;
@@ -24,7 +25,8 @@ public final class BankBenchmark {
 
     /** Settings of a run. */
     public record Options(ClusterKind runner, int replicas, int[] readSets, int accounts, int writePercent,
-            BankWorkload.Conflicts conflicts, BankWorkload.Ids ids, Runner.Options run, Path output) {
+            BankWorkload.Conflicts conflicts, BankWorkload.Ids ids, Runner.Options run, Path output,
+            EmulatedNetwork network) {
     }
 
     private final Options options;
@@ -40,17 +42,17 @@ public final class BankBenchmark {
         int accounts = Math.max(options.accounts(), maxRead);
         Files.createDirectories(options.output());
         out.printf(Locale.ROOT, "Replicated Bank: %d %s replicas, %d thread(s) each, %,d accounts, %d%% transfers,"
-                + " %s accounts with %s ids, %d round(s) of %.0f s per protocol%n", options.replicas(),
+                + " %s accounts with %s ids, %d round(s) of %.0f s per protocol, network %s%n", options.replicas(),
                 options.runner().description(), options.run().threadsPerMember(), accounts, options.writePercent(),
                 options.conflicts().name().toLowerCase(Locale.ROOT), options.ids().name().toLowerCase(Locale.ROOT),
-                options.run().rounds(), options.run().seconds());
+                options.run().rounds(), options.run().seconds(), options.network());
         List<RunResult> all = new ArrayList<>();
         out.printf(Locale.ROOT, "%8s %-14s %12s %8s %8s %10s %10s %10s %12s%n", "R", "contender", "commits/s",
                 "aborts", "BF f.p.", "p50 us", "p90 us", "p99 us", "bytes/tx");
         for (int readSet : options.readSets()) {
             BankWorkload bank = new BankWorkload(accounts, readSet, options.writePercent(), options.conflicts(),
                     options.ids());
-            try (BenchCluster cluster = options.runner().start(options.replicas(), bank)) {
+            try (BenchCluster cluster = options.runner().start(options.replicas(), bank, options.network())) {
                 cluster.populate();
                 Map<String, String> extra = new LinkedHashMap<>();
                 extra.put("replicas", Integer.toString(options.replicas()));
@@ -63,6 +65,9 @@ public final class BankBenchmark {
                             r.p50Micros(), r.p90Micros(), r.p99Micros(), r.bytesPerTransaction());
                 }
                 all.addAll(rows);
+                if (cluster.networkSummary() != null) {
+                    out.println("         " + cluster.networkSummary());
+                }
             }
         }
         out.println("(bank invariant and equal state checked at every replica)");
@@ -77,7 +82,8 @@ public final class BankBenchmark {
             out.println();
             out.println("The same group stack's atomic broadcast alone, 64-byte messages:");
             new io.polycert.bench.gcs.BroadcastBenchmark(new io.polycert.bench.gcs.BroadcastBenchmark.Options(
-                    options.replicas(), new int[] {64}, options.run().warmupSeconds(), options.run().seconds(), 1),
+                    options.replicas(), new int[] {64}, options.run().warmupSeconds(), options.run().seconds(), 1,
+                    options.network()),
                     out, java.util.EnumSet.of(io.polycert.bench.gcs.BroadcastBenchmark.Kind.POLYCERT)).run();
         }
         return all;

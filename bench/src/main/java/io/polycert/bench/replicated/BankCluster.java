@@ -1,5 +1,7 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.gcs.EmulatedLink;
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.core.VBox;
 import io.polycert.gcs.GroupStack;
 import io.polycert.bench.workload.BankWorkload;
@@ -25,15 +27,22 @@ final class BankCluster implements AutoCloseable {
     /** Per replica, the account boxes (the same boxes by id everywhere). */
     final List<VBox<Long>[]> accountsAt = new ArrayList<>();
 
-    BankCluster(int replicaCount, int accounts, GroupStack stack) {
+    /** What each replica's emulated link carried (EmulatedNetwork), empty when there is none. */
+    final List<EmulatedLink> links = new ArrayList<>();
+
+    BankCluster(int replicaCount, int accounts, GroupStack stack, EmulatedNetwork network) {
         this.accounts = accounts;
         BankWorkload bank = new BankWorkload(accounts, 1);
         String cluster = "bank-" + UUID.randomUUID();
         for (int i = 0; i < replicaCount; i++) {
             SwitchableOracle oracle = new SwitchableOracle();
             oracles.add(oracle);
-            replicas.add(Replica.builder(cluster).memberName("r" + i).stack(stack).codec(bank.codec())
-                    .oracle(oracle).start());
+            Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.isNone() ? stack
+                    : stack.faultInjection()).codec(bank.codec()).oracle(oracle).start();
+            replicas.add(replica);
+            if (!network.isNone()) {
+                links.add(EmulatedLink.insertInto(replica.group(), network));
+            }
         }
         bank.populate(replicas.get(0));
         long version = replicas.get(0).stm().latestVersion();

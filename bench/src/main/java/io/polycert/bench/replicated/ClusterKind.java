@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.workload.BenchCluster;
 import io.polycert.bench.workload.InJvmCluster;
 import io.polycert.bench.workload.Workload;
@@ -27,9 +28,18 @@ public enum ClusterKind {
     static final Duration GOSSIP = Duration.ofSeconds(1);
 
     public BenchCluster start(int members, Workload workload) throws Exception {
+        return start(members, workload, EmulatedNetwork.NONE);
+    }
+
+    /** Members on an emulated network ({@link EmulatedNetwork}; in this JVM only). */
+    public BenchCluster start(int members, Workload workload, EmulatedNetwork network) throws Exception {
+        if (this != IN_JVM && !network.isNone()) {
+            throw new IllegalArgumentException("--network emulates links between members in one JVM; separate"
+                    + " processes use the loopback interface as it is");
+        }
         switch (this) {
             case IN_JVM:
-                return new InJvmCluster(members, workload, GroupStack.embedded(), GOSSIP, null);
+                return new InJvmCluster(members, workload, GroupStack.embedded(), GOSSIP, null, network);
             case PROCESSES:
                 return io.polycert.bench.process.ProcessCluster.start(members, workload,
                         io.polycert.bench.process.ProcessCluster.Options.defaults().withGossipInterval(GOSSIP));

@@ -3,6 +3,7 @@ package io.polycert.bench.replicated;
 import io.polycert.core.Stm;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.VBox;
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
 import io.polycert.oracle.Protocol;
@@ -39,7 +40,7 @@ public final class ReplicatedBankDemo {
     public void run() throws InterruptedException {
         out.printf(Locale.ROOT, "PolyCert replicated bank: %d replicas in this JVM (JGroups shared loopback), %d"
                 + " thread(s) each, %,d accounts, %.0f s%n", replicas, threadsPerReplica, accounts, seconds);
-        try (BankCluster bank = new BankCluster(replicas, accounts, GroupStack.embedded())) {
+        try (BankCluster bank = new BankCluster(replicas, accounts, GroupStack.embedded(), EmulatedNetwork.NONE)) {
             bank.use(() -> ProtocolOracle.thresholds(50, 500));
             LongAdder commits = new LongAdder();
             LongAdder aborts = new LongAdder();

@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.report.Charts;
 import io.polycert.bench.report.ReportWriter;
 import io.polycert.bench.report.RunResult;
@@ -28,7 +29,8 @@ public final class Stmbench7Benchmark {
      * @param mixes {@code read-dominated}, {@code read-write}, {@code write-dominated}
      */
     public record Options(ClusterKind runner, int replicas, int threadsPerReplica, String preset, List<String> mixes,
-            boolean longTraversals, boolean structureModifications, Runner.Options run, Path output) {
+            boolean longTraversals, boolean structureModifications, Runner.Options run, Path output,
+            EmulatedNetwork network) {
     }
 
     private final Options options;
@@ -46,12 +48,12 @@ public final class Stmbench7Benchmark {
             Workload workload = Workloads.fromSpec("stmbench7:preset=" + options.preset() + ",mix=" + mix
                     + ",long=" + options.longTraversals() + ",sm=" + options.structureModifications());
             out.printf(Locale.ROOT, "%nSTMBench7 %s, %s preset, long traversals %s, structure modifications %s:"
-                    + " %d %s replicas, %d thread(s) each, %d round(s) of %.0f s per contender%n", mix,
+                    + " %d %s replicas, %d thread(s) each, %d round(s) of %.0f s per contender, network %s%n", mix,
                     options.preset(), onOff(options.longTraversals()), onOff(options.structureModifications()),
                     options.replicas(), options.runner().description(), options.run().threadsPerMember(),
-                    options.run().rounds(), options.run().seconds());
+                    options.run().rounds(), options.run().seconds(), options.network());
             long t0 = System.nanoTime();
-            try (BenchCluster cluster = options.runner().start(options.replicas(), workload)) {
+            try (BenchCluster cluster = options.runner().start(options.replicas(), workload, options.network())) {
                 cluster.populate();
                 out.printf(Locale.ROOT, "  structure built and replicated in %.1f s%n", (System.nanoTime() - t0)
                         / 1e9);
@@ -62,6 +64,9 @@ public final class Stmbench7Benchmark {
                 table(results);
                 all.addAll(results);
                 out.println("  (invariants and equal state checked at every replica)");
+                if (cluster.networkSummary() != null) {
+                    out.println("  " + cluster.networkSummary());
+                }
             }
         }
         ReportWriter.write(all, options.output(), "stmbench7");

@@ -1,5 +1,6 @@
 package io.polycert.bench.replicated;
 
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.workload.Contenders;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.gcs.GroupStack;
@@ -37,7 +38,7 @@ public final class SwitchingBenchmark {
 
     /** Settings of a run. */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
-            int slices, double trainingSeconds, Duration gossipInterval, Path output) {
+            int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network) {
         public Options {
             if (slices < 1) {
                 throw new IllegalArgumentException("slices: at least 1 turn per contender and phase, was " + slices);
@@ -46,7 +47,7 @@ public final class SwitchingBenchmark {
 
         public static Options defaults() {
             return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
-                    Path.of("target", "oracle-switching"));
+                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE);
         }
     }
 
@@ -71,11 +72,12 @@ public final class SwitchingBenchmark {
         int accounts = Math.max(options.accounts(), maxRead);
         Files.createDirectories(options.output());
         out.printf(Locale.ROOT, "Oracle benchmark: Bank on %d in-JVM replicas, %d thread(s) each, %,d accounts;"
-                + " read-set switching %s every %.0f s, in %d turns per contender%n", options.replicas(),
+                + " read-set switching %s every %.0f s, in %d turns per contender; network %s%n", options.replicas(),
                 options.threadsPerReplica(), accounts, java.util.Arrays.toString(options.readSets()),
-                options.phaseSeconds(), options.slices());
+                options.phaseSeconds(), options.slices(), options.network());
         List<PhaseResult> results = new ArrayList<>();
-        try (BankCluster bank = new BankCluster(options.replicas(), accounts, GroupStack.embedded())) {
+        try (BankCluster bank = new BankCluster(options.replicas(), accounts, GroupStack.embedded(),
+                options.network())) {
             for (Protocol p : Protocol.values()) { // JIT warm-up of every protocol's path
                 bank.use(() -> ProtocolOracle.always(p));
                 runPhase(bank, options.readSets()[0], 1);
@@ -122,6 +124,9 @@ public final class SwitchingBenchmark {
                 }
             }
             out.println("(bank invariant checked at every replica)");
+            if (!bank.links.isEmpty()) {
+                out.println(io.polycert.bench.gcs.EmulatedLink.summary(bank.links));
+            }
         }
         report(results);
         return results;

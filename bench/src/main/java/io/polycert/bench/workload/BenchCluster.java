@@ -47,6 +47,11 @@ public interface BenchCluster extends AutoCloseable {
      */
     List<Long> check() throws Exception;
 
+    /** What the emulated network carried and how faithfully (EmulatedLink), or null when there is none. */
+    default String networkSummary() {
+        return null;
+    }
+
     @Override
     void close();
 }

@@ -1,5 +1,7 @@
 package io.polycert.bench.workload;
 
+import io.polycert.bench.gcs.EmulatedLink;
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
 import io.polycert.oracle.Protocol;
@@ -17,6 +19,7 @@ public final class InJvmCluster implements BenchCluster {
     private final List<ReplicaLoad> loads = new ArrayList<>();
     private final Duration gossipInterval;
     private final Path model;
+    private final List<EmulatedLink> links = new ArrayList<>();
 
     /**
      * Starts {@code members} replicas of a fresh cluster.
@@ -25,6 +28,12 @@ public final class InJvmCluster implements BenchCluster {
      * @param model a trained decision-tree model, or null
      */
     public InJvmCluster(int members, Workload workload, GroupStack stack, Duration gossipInterval, Path model) {
+        this(members, workload, stack, gossipInterval, model, EmulatedNetwork.NONE);
+    }
+
+    /** Members whose sends go through an {@link EmulatedLink} of {@code network} (unless it is none). */
+    public InJvmCluster(int members, Workload workload, GroupStack stack, Duration gossipInterval, Path model,
+            EmulatedNetwork network) {
         if (members < 1) {
             throw new IllegalArgumentException("members must be at least 1, was " + members);
         }
@@ -36,8 +45,12 @@ public final class InJvmCluster implements BenchCluster {
             for (int i = 0; i < members; i++) {
                 SwitchableOracle oracle = new SwitchableOracle();
                 oracles.add(oracle);
-                replicas.add(Replica.builder(cluster).memberName("r" + i).stack(stack).codec(workload.codec())
-                        .oracle(oracle).start());
+                Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.isNone() ? stack
+                        : stack.faultInjection()).codec(workload.codec()).oracle(oracle).start();
+                replicas.add(replica);
+                if (!network.isNone()) {
+                    links.add(EmulatedLink.insertInto(replica.group(), network));
+                }
             }
         } catch (RuntimeException e) {
             close();
@@ -145,6 +158,11 @@ public final class InJvmCluster implements BenchCluster {
             }
         }
         return p;
+    }
+
+    @Override
+    public String networkSummary() {
+        return links.isEmpty() ? null : EmulatedLink.summary(links);
     }
 
     @Override

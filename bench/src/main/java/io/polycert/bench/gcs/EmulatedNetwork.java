@@ -1,0 +1,71 @@
+package io.polycert.bench.gcs;
+
+import java.time.Duration;
+import java.util.Locale;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * The network that in-JVM benchmark members pretend to be on: each member's outgoing link has this bandwidth, and
+ * every message arrives this long after its last byte left ({@link EmulatedLink}). Members in one JVM otherwise
+ * share a "network" with free bandwidth and no latency, which hides what each certification protocol pays for its
+ * message size (NVC, BFC) and its extra communication step (VC).
+ *
+ * @param bitsPerSecond each member's outgoing bandwidth; 0 for {@link #NONE}
+ * @param latency one-way propagation delay, added after the last byte of a message is sent
+ */
+public record EmulatedNetwork(long bitsPerSecond, Duration latency) {
+    /** No emulation: the in-JVM stack as it is. */
+    public static final EmulatedNetwork NONE = new EmulatedNetwork(0, Duration.ZERO);
+    /**
+     * The paper's platform: switched Gigabit Ethernet. 50 us one way is a typical kernel-to-kernel latency on such a
+     * LAN (round trips of 100 to 150 us); JVM and JGroups time come on top of it here, as they did there.
+     */
+    public static final EmulatedNetwork GIGABIT = new EmulatedNetwork(1_000_000_000L, Duration.ofNanos(50_000));
+
+    private static final Pattern SPEC = Pattern.compile("(\\d+)mbit/(\\d+)us");
+
+    public EmulatedNetwork {
+        if (bitsPerSecond < 0 || latency.isNegative()) {
+            throw new IllegalArgumentException("negative bandwidth or latency: " + bitsPerSecond + ", " + latency);
+        }
+        if (bitsPerSecond == 0 && !latency.isZero()) {
+            throw new IllegalArgumentException("a latency needs a bandwidth");
+        }
+    }
+
+    public boolean isNone() {
+        return bitsPerSecond == 0;
+    }
+
+    /** {@code none}, {@code gigabit}, or {@code <megabits per second>mbit/<one-way microseconds>us}. */
+    public static EmulatedNetwork parse(String spec) {
+        String s = spec.trim().toLowerCase(Locale.ROOT);
+        if (s.equals("none")) {
+            return NONE;
+        }
+        if (s.equals("gigabit")) {
+            return GIGABIT;
+        }
+        Matcher m = SPEC.matcher(s);
+        if (!m.matches()) {
+            throw new IllegalArgumentException("network must be none, gigabit or like 1000mbit/50us, was '" + spec
+                    + "'");
+        }
+        long mbit = Long.parseLong(m.group(1));
+        if (mbit < 1 || mbit > 1_000_000) {
+            throw new IllegalArgumentException("network bandwidth must be 1 to 1,000,000 Mbit/s, was " + mbit);
+        }
+        long micros = Long.parseLong(m.group(2));
+        if (micros > 1_000_000) {
+            throw new IllegalArgumentException("network latency must be at most 1 s, was " + micros + " us");
+        }
+        return new EmulatedNetwork(mbit * 1_000_000L, Duration.ofNanos(micros * 1_000));
+    }
+
+    @Override
+    public String toString() {
+        return isNone() ? "none (in-JVM)" : String.format(Locale.ROOT, "%,d Mbit/s, %d us one way",
+                bitsPerSecond / 1_000_000, latency.toNanos() / 1_000);
+    }
+}
