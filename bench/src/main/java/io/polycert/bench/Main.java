@@ -76,7 +76,8 @@ public final class Main {
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
             "network", "bank, oracle, stmbench7, run, broadcast: the network in-JVM members emulate: none"
-                    + " (default), gigabit (1,000 Mbit/s, 50 us one way: the paper's platform) or like 100mbit/200us",
+                    + " (default), gigabit (1,000 Mbit/s, 50 us one way: Gigabit Ethernet, the paper's platform) or"
+                    + " like 100mbit/200us (10 to 1,000,000 Mbit/s, at most 100,000 us)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
             "contenders", "stmbench7, run: protocols and oracles, comma-separated (default nvc,bfc,vc,ucb,dist-ucb,"
                     + "decision-tree; also threshold, ucb1); bank-vs-infinispan: PolyCert's (default dist-ucb,nvc);"
@@ -119,6 +120,11 @@ public final class Main {
             Args parsed = new Args(args, OPTIONS.keySet());
             int threads = parsed.intValue("threads", 2, 1, 1024); // local commands
             int accounts = parsed.intValue("accounts", 1000, 2, 100_000_000);
+            if (parsed.string("network", null) != null && !java.util.Set.of("bank", "oracle", "stmbench7", "run",
+                    "broadcast").contains(command)) {
+                throw new Args.UsageException("--network applies to bank, oracle, stmbench7, run and broadcast, not "
+                        + command);
+            }
             switch (command) {
                 case "demo" -> new io.polycert.bench.replicated.ReplicatedBankDemo(parsed.intValue("replicas", 3, 1, 16),
                         parsed.intValue("threads", 1, 1, 64), accounts, parsed.doubleValue("seconds", 10, 0.1, 86_400),
@@ -305,11 +311,17 @@ public final class Main {
             "write-dominated");
 
     private static io.polycert.bench.gcs.EmulatedNetwork network(Args parsed) throws Args.UsageException {
+        io.polycert.bench.gcs.EmulatedNetwork network;
         try {
-            return io.polycert.bench.gcs.EmulatedNetwork.parse(parsed.string("network", "none"));
+            network = io.polycert.bench.gcs.EmulatedNetwork.parse(parsed.string("network", "none"));
         } catch (IllegalArgumentException e) {
             throw new Args.UsageException("--network: " + e.getMessage());
         }
+        if (!network.isNone() && runner(parsed) != io.polycert.bench.replicated.ClusterKind.IN_JVM) {
+            throw new Args.UsageException("--network emulates links between members in one JVM; member processes"
+                    + " (--runner processes) use the loopback interface as it is");
+        }
+        return network;
     }
 
     private static io.polycert.bench.replicated.ClusterKind runner(Args parsed) throws Args.UsageException {

@@ -67,10 +67,14 @@ class BenchmarkSuitesTest {
     }
 
     @Test
-    void stmbench7SmokeComparesOraclesWithStaticProtocols(@TempDir Path dir) throws Exception {
+    void stmbench7SmokeComparesOraclesWithStaticProtocolsOnAnEmulatedNetwork(@TempDir Path dir) throws Exception {
+        ByteArrayOutputStream printed = new ByteArrayOutputStream();
         List<RunResult> results = new Stmbench7Benchmark(new Stmbench7Benchmark.Options(ClusterKind.IN_JVM, 3, 1,
                 "small", List.of("write-dominated"), true, true, new Runner.Options(List.of("vc", "ucb"), 1, 0.2, 1,
-                        1, 1, 0), dir, EmulatedNetwork.GIGABIT), quiet()).run();
+                        1, 1, 0), dir, EmulatedNetwork.GIGABIT), new PrintStream(printed, true,
+                                StandardCharsets.UTF_8)).run();
+        String text = printed.toString(StandardCharsets.UTF_8);
+        assertTrue(text.matches("(?s).*1,000 Mbit/s, 50 us one way: [1-9][0-9,]* messages.*"), text);
         assertEquals(List.of("vc", "ucb"), results.stream().map(RunResult::contender).toList());
         for (RunResult r : results) {
             assertTrue(r.committed() > 0, r.contender());

@@ -46,6 +46,19 @@ class MainTest {
     }
 
     @Test
+    void badNetworkOptionsExitWithStatus2() {
+        assertEquals(2, run("bank", "--network", "fast"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--network: network must be none, gigabit or like"));
+        assertEquals(2, run("bank", "--network", "99999999999mbit/5us"));
+        assertEquals(2, run("bank", "--network", "5mbit/5us"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("10 to 1,000,000 Mbit/s"));
+        assertEquals(2, run("stmbench7", "--runner", "processes", "--network", "gigabit"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--network emulates links between members in one"));
+        assertEquals(2, run("bank-vs-infinispan", "--network", "gigabit"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--network applies to bank, oracle"));
+    }
+
+    @Test
     void localDemoRunsAndChecksTheInvariant() {
         assertEquals(0, run("local-demo", "--seconds", "0.3", "--accounts", "50"));
         assertTrue(out.toString(StandardCharsets.UTF_8).contains("invariant holds"));

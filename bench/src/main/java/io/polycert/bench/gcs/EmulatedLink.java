@@ -5,6 +5,7 @@ import io.polycert.gcs.JGroupsGroup;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.HdrHistogram.Histogram;
 import org.jgroups.Event;
@@ -18,7 +19,9 @@ import org.jgroups.stack.ProtocolStack;
  * link: messages leave one after another, each taking its bytes' time at the link's bandwidth (a multicast once per
  * other member, as TCP sends it; plus 90 bytes of Ethernet, IP and TCP framing per 1,448 bytes), and are handed to
  * the transport once the latency has passed after their last byte. One thread per member does the waiting, so
- * nothing blocks the threads that send. Benchmarks only.
+ * nothing blocks the threads that send. Messages a member sends itself (a unicast to its own address) skip the
+ * link; a multicast's own copy is looped back by the transport below, so it arrives with the others (PolyCert's
+ * engine hands a member its own messages itself, so only plain JGroups members see this). Benchmarks only.
  *
  * <p>The thread hands each message to the in-JVM transport, which runs the receivers' stacks on it; if that
  * takes long, later messages leave late. {@link #summary()} reports how late, so a run shows how faithful its
@@ -34,7 +37,10 @@ public final class EmulatedLink extends Protocol {
     private final double nanosPerByte;
     private final LinkedBlockingQueue<Scheduled> queue = new LinkedBlockingQueue<>();
     private final Thread sender;
+    private volatile boolean stopped;
     private volatile int members = 1;
+    /** This member's address, once known: unicasts to it skip the link. */
+    private volatile org.jgroups.Address self;
     // guarded by this
     private long linkFreeAt;
     private long busyNanos;
@@ -42,6 +48,8 @@ public final class EmulatedLink extends Protocol {
     private long wireBytes;
     private final long startedAt = System.nanoTime();
     private final Histogram lateness = new Histogram(3);
+    /** Sends that threw (only the sender thread writes it). */
+    private int failures;
 
     private record Scheduled(long due, Message message) {
     }
@@ -76,6 +84,7 @@ public final class EmulatedLink extends Protocol {
         if (view != null) {
             link.members = view.size();
         }
+        link.self = stack.getChannel().getAddress();
         stack.insertProtocolInStack(link, below, ProtocolStack.Position.ABOVE);
         link.sender.start();
         return link;
@@ -97,6 +106,9 @@ public final class EmulatedLink extends Protocol {
 
     @Override
     public Object down(Message msg) {
+        if (msg.getDest() != null && msg.getDest().equals(self)) {
+            return down_prot.down(msg);
+        }
         int copies = msg.getDest() == null ? Math.max(1, members - 1) : 1;
         long bytes = copies * onTheWire(msg.size());
         long transmit = (long) (bytes * nanosPerByte);
@@ -114,29 +126,36 @@ public final class EmulatedLink extends Protocol {
     }
 
     private void sendLoop() {
-        while (true) {
+        // A flag, not only interruption: this thread runs other members' stacks, which may swallow an interrupt.
+        while (!stopped) {
             Scheduled next;
             try {
-                next = queue.take();
+                next = queue.poll(100, TimeUnit.MILLISECONDS);
             } catch (InterruptedException e) {
-                return;
+                continue;
+            }
+            if (next == null) {
+                continue;
             }
             long wait;
-            while ((wait = next.due() - System.nanoTime()) > 0) {
+            while ((wait = next.due() - System.nanoTime()) > 0 && !stopped) {
                 LockSupport.parkNanos(wait);
-                if (Thread.interrupted()) {
-                    return;
-                }
             }
             synchronized (this) {
                 lateness.recordValue(Math.max(0, -wait) / 1_000);
             }
             try {
                 down_prot.down(next.message());
-            } catch (RuntimeException e) {
-                // the channel may be closing: the message is lost, as on a real link
+            } catch (Throwable e) {
+                // The channel may be closing (the message is lost, as on a real link), or a receiver's stack, run
+                // on this thread, failed: either way this link goes on sending.
+                failures++;
+                if (failures <= 3) {
+                    System.err.println("emulated link: sending a message failed: " + e);
+                }
             }
         }
+        queue.clear();
     }
 
     /**
@@ -162,14 +181,21 @@ public final class EmulatedLink extends Protocol {
                 lateness.getMaxValue());
     }
 
+    /** Bytes this link has sent so far, framing and copies included. */
+    synchronized long wireBytes() {
+        return wireBytes;
+    }
+
     @Override
     public void stop() {
+        stopped = true;
         sender.interrupt();
         super.stop();
     }
 
     @Override
     public void destroy() {
+        stopped = true;
         sender.interrupt();
         super.destroy();
     }

@@ -15,6 +15,13 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
+import org.jgroups.BytesMessage;
+import org.jgroups.JChannel;
+import org.jgroups.protocols.SHARED_LOOPBACK;
+import org.jgroups.protocols.SHARED_LOOPBACK_PING;
+import org.jgroups.protocols.UNICAST3;
+import org.jgroups.protocols.pbcast.GMS;
+import org.jgroups.protocols.pbcast.NAKACK2;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -100,6 +107,37 @@ class EmulatedLinkTest {
     }
 
     @Test
+    void aMulticastCostsACopyPerOtherMemberAndAUnicastToItselfNothing() throws Exception {
+        String cluster = "plain-" + UUID.randomUUID();
+        List<JChannel> channels = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                JChannel c = new JChannel(new SHARED_LOOPBACK(), new SHARED_LOOPBACK_PING(), new NAKACK2(),
+                        new UNICAST3(), new GMS().printLocalAddress(false)).name("c" + i);
+                c.connect(cluster);
+                channels.add(c);
+            }
+            JChannel sender = channels.get(0);
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(20);
+            while (sender.getView().size() < 3 && System.nanoTime() < deadline) {
+                Thread.sleep(10);
+            }
+            EmulatedLink link = EmulatedLink.insertAbove(sender.getProtocolStack().getTransport(),
+                    EmulatedNetwork.parse("1000mbit/0us"));
+            long before = link.wireBytes();
+            sender.send(new BytesMessage(null, new byte[10_000]));
+            long multicast = link.wireBytes() - before;
+            assertTrue(multicast >= 2 * EmulatedLink.onTheWire(10_000) && multicast < 3 * EmulatedLink.onTheWire(
+                    10_000), "one multicast to two others put " + multicast + " bytes on the wire");
+            before = link.wireBytes();
+            sender.send(new BytesMessage(sender.getAddress(), new byte[10_000]));
+            assertTrue(link.wireBytes() - before < 10_000, "a unicast to itself went over the link");
+        } finally {
+            channels.forEach(JChannel::close);
+        }
+    }
+
+    @Test
     void framingCountsEveryEthernetSegment() {
         assertEquals(1 + 90, EmulatedLink.onTheWire(1));
         assertEquals(1_448 + 90, EmulatedLink.onTheWire(1_448));
@@ -114,5 +152,6 @@ class EmulatedLinkTest {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> EmulatedNetwork.parse("fast"));
         assertTrue(e.getMessage().contains("'fast'"), e.getMessage());
         assertThrows(IllegalArgumentException.class, () -> EmulatedNetwork.parse("0mbit/5us"));
+        assertThrows(IllegalArgumentException.class, () -> EmulatedNetwork.parse("100mbit/100001us"));
     }
 }
