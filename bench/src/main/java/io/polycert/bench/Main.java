@@ -75,7 +75,7 @@ public final class Main {
             "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
-            "network", "bank, oracle, stmbench7, run, broadcast: the network in-JVM members emulate: none"
+            "network", "bank, oracle, stmbench7, run, broadcast, radargun: the network in-JVM members emulate: none"
                     + " (default), gigabit (1,000 Mbit/s, 50 us one way: Gigabit Ethernet, the paper's platform) or"
                     + " like 100mbit/200us (10 to 1,000,000 Mbit/s, at most 100,000 us)",
             "runner", "stmbench7, run: jvm (replicas in this JVM, default) or processes (one JVM each, TCP)",
@@ -121,9 +121,9 @@ public final class Main {
             int threads = parsed.intValue("threads", 2, 1, 1024); // local commands
             int accounts = parsed.intValue("accounts", 1000, 2, 100_000_000);
             if (parsed.string("network", null) != null && !java.util.Set.of("bank", "oracle", "stmbench7", "run",
-                    "broadcast").contains(command)) {
-                throw new Args.UsageException("--network applies to bank, oracle, stmbench7, run and broadcast, not "
-                        + command);
+                    "broadcast", "radargun").contains(command)) {
+                throw new Args.UsageException("--network applies to bank, oracle, stmbench7, run, broadcast and"
+                        + " radargun, not " + command);
             }
             switch (command) {
                 case "demo" -> new io.polycert.bench.replicated.ReplicatedBankDemo(parsed.intValue("replicas", 3, 1, 16),
@@ -197,7 +197,7 @@ public final class Main {
                             d.writeRatio(),
                             parsed.doubleValue("warmup", d.warmupSeconds(), 0, 3600), parsed.doubleValue("seconds",
                                     d.seconds(), 0.1, 3600), parsed.intValue("rounds", d.rounds(), 1, 100),
-                            parsed.doubleValue("settle", d.settleSeconds(), 0, 3600)), out).run();
+                            parsed.doubleValue("settle", d.settleSeconds(), 0, 3600), network(parsed)), out).run();
                     java.nio.file.Path dir = java.nio.file.Path.of(parsed.string("out", "target/radargun"));
                     io.polycert.bench.partial.RadargunBenchmark.writeReport(rows, dir);
                     out.println("results: " + dir.resolve("radargun.csv") + ", .json");

@@ -5,6 +5,8 @@ import io.polycert.certification.partial.ConsistencyLevel;
 import io.polycert.certification.partial.PartitionedStatistics;
 import io.polycert.core.AbortCause;
 import io.polycert.core.TransactionAbortedException;
+import io.polycert.bench.gcs.EmulatedLink;
+import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.gcs.GroupStack;
 import io.polycert.gcs.TomVariant;
 import io.polycert.kvstore.PartitionedStore;
@@ -58,11 +60,19 @@ public final class RadargunBenchmark {
     /** Settings of a run. */
     public record Options(int members, int threadsPerMember, int[] keyCounts, int[] degrees, ConsistencyLevel level,
             List<Contender> contenders, int operations, double writeRatio, double warmupSeconds, double seconds,
-            int rounds, double settleSeconds) {
+            int rounds, double settleSeconds, EmulatedNetwork network) {
         public Options {
             if (rounds < 1) {
                 throw new IllegalArgumentException("rounds must be at least 1, was " + rounds);
             }
+        }
+
+        /** Members on the in-JVM stack as it is (no emulated network). */
+        public Options(int members, int threadsPerMember, int[] keyCounts, int[] degrees, ConsistencyLevel level,
+                List<Contender> contenders, int operations, double writeRatio, double warmupSeconds, double seconds,
+                int rounds, double settleSeconds) {
+            this(members, threadsPerMember, keyCounts, degrees, level, contenders, operations, writeRatio,
+                    warmupSeconds, seconds, rounds, settleSeconds, EmulatedNetwork.NONE);
         }
 
         public static Options defaults() {
@@ -86,13 +96,16 @@ public final class RadargunBenchmark {
         this.out = out;
     }
 
+    /** Every emulated link of the run, for the summary at its end. */
+    private final List<EmulatedLink> links = new ArrayList<>();
+
     public List<Row> run() throws Exception {
         out.printf(Locale.ROOT, "Radargun-style partial replication: %d in-JVM members x %d threads, %d operations"
                 + " per transaction, %.0f%% writes (at least one), %s, %.1f s warm-up + %.1f s per trial, %d"
-                + " round(s) in rotating order after %.1f s of unmeasured load per contender; median round shown%n",
-                options.members(), options.threadsPerMember(), options.operations(), options.writeRatio() * 100,
-                options.level(), options.warmupSeconds(), options.seconds(), options.rounds(),
-                options.settleSeconds());
+                + " round(s) in rotating order after %.1f s of unmeasured load per contender; median round shown;"
+                + " network %s%n", options.members(), options.threadsPerMember(), options.operations(),
+                options.writeRatio() * 100, options.level(), options.warmupSeconds(), options.seconds(),
+                options.rounds(), options.settleSeconds(), options.network());
         if (options.settleSeconds() > 0) {
             for (Contender c : options.contenders()) {
                 trial(options.keyCounts()[0], options.degrees()[0], c, options.settleSeconds(), 0.1);
@@ -130,6 +143,9 @@ public final class RadargunBenchmark {
                 rows.addAll(here);
             }
         }
+        if (!links.isEmpty()) {
+            out.println("emulated network, all trials: " + EmulatedLink.summary(links));
+        }
         return rows;
     }
 
@@ -157,9 +173,16 @@ public final class RadargunBenchmark {
         List<PartitionedStore> members = new ArrayList<>();
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
+            EmulatedNetwork network = options.network();
             members.addAll(startCluster("radargun", options.members(), contender, pool,
-                    b -> b.consistency(options.level()).replicationDegree(degree)));
+                    b -> b.consistency(options.level()).replicationDegree(degree).stack(network.isNone()
+                            ? GroupStack.embedded() : GroupStack.embedded().faultInjection())));
             populate(members.get(0), keys);
+            if (!network.isNone()) {
+                for (PartitionedStore m : members) {
+                    links.add(EmulatedLink.insertInto(m.group(), network));
+                }
+            }
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean stop = new AtomicBoolean();
             ConcurrentHistogram latency = new ConcurrentHistogram(3);
