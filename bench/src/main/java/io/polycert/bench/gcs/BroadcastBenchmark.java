@@ -87,6 +87,7 @@ public final class BroadcastBenchmark {
     }
 
     public List<Row> run() throws Exception {
+        totals = new EmulatedLink.Totals(options.network());
         out.printf(Locale.ROOT, "Atomic broadcast: %d in-JVM members, 1 sender each, %d rounds of %.1f s per kind%s%n",
                 options.members(), options.rounds(), options.seconds(), options.network().isNone() ? ""
                         : ", network " + options.network());
@@ -124,8 +125,8 @@ public final class BroadcastBenchmark {
             }
             print(rows.subList(rows.size() - kinds.size(), rows.size()));
         }
-        if (!links.isEmpty()) {
-            out.println("  emulated network, all trials: " + EmulatedLink.summary(links));
+        if (!options.network().isNone()) {
+            out.println("  emulated network, all trials: " + totals);
         }
         return rows;
     }
@@ -152,6 +153,7 @@ public final class BroadcastBenchmark {
     private double[] trial(Kind kind, int size, int window) throws Exception {
         String cluster = "bench-" + kind + "-" + UUID.randomUUID();
         List<Member> members = new ArrayList<>();
+        List<EmulatedLink> links = new ArrayList<>();
         try {
             for (int i = 0; i < options.members(); i++) {
                 members.add(kind == Kind.POLYCERT ? new PolyCertMember(cluster, "m" + i, window, options.network(),
@@ -216,12 +218,13 @@ public final class BroadcastBenchmark {
             for (Member m : members) {
                 m.close();
             }
+            links.forEach(totals::add);
         }
     }
 
     private final AtomicBoolean stop = new AtomicBoolean();
-    /** Every emulated link of the run (EmulatedNetwork), for the summary at its end. */
-    private final List<EmulatedLink> links = new ArrayList<>();
+    /** What the emulated links of every trial carried (EmulatedNetwork), for the summary at the run's end. */
+    private EmulatedLink.Totals totals;
 
     /** One member of any kind: counts deliveries, times its own messages, bounds what it has in flight. */
     abstract static class Member {

@@ -24,7 +24,7 @@ import org.jgroups.stack.ProtocolStack;
  * engine hands a member its own messages itself, so only plain JGroups members see this). Benchmarks only.
  *
  * <p>The thread hands each message to the in-JVM transport, which runs the receivers' stacks on it; if that
- * takes long, later messages leave late. {@link #summary()} reports how late, so a run shows how faithful its
+ * takes long, later messages leave late. {@link #summary(List)} reports how late, so a run shows how faithful its
  * emulation was.
  */
 public final class EmulatedLink extends Protocol {
@@ -163,11 +163,28 @@ public final class EmulatedLink extends Protocol {
      * late messages left (p50 / p99 / max).
      */
     public static String summary(List<EmulatedLink> links) {
-        long messages = 0;
-        long bytes = 0;
-        double busiest = 0;
-        Histogram lateness = new Histogram(3);
-        for (EmulatedLink link : links) {
+        Totals totals = new Totals(links.get(0).network);
+        links.forEach(totals::add);
+        return totals.toString();
+    }
+
+    /**
+     * What links carried, summed as each is added, so that a run of many short-lived clusters need not keep their
+     * links (and through them, their closed stacks) to the end.
+     */
+    public static final class Totals {
+        private final EmulatedNetwork network;
+        private long messages;
+        private long bytes;
+        private double busiest;
+        private final Histogram lateness = new Histogram(3);
+
+        public Totals(EmulatedNetwork network) {
+            this.network = network;
+        }
+
+        /** Adds what {@code link} carried so far; its busy share counts the time until now. */
+        public synchronized void add(EmulatedLink link) {
             synchronized (link) {
                 messages += link.messages;
                 bytes += link.wireBytes;
@@ -175,10 +192,14 @@ public final class EmulatedLink extends Protocol {
                 lateness.add(link.lateness);
             }
         }
-        return String.format(Locale.ROOT, "%s: %,d messages, %,.1f MB on the wire, busiest link %.1f%% busy,"
-                + " messages left late by p50 %d / p99 %d / max %,d us", links.get(0).network, messages, bytes / 1e6,
-                100 * busiest, lateness.getValueAtPercentile(50), lateness.getValueAtPercentile(99),
-                lateness.getMaxValue());
+
+        @Override
+        public synchronized String toString() {
+            return String.format(Locale.ROOT, "%s: %,d messages, %,.1f MB on the wire, busiest link %.1f%% busy,"
+                    + " messages left late by p50 %d / p99 %d / max %,d us", network, messages, bytes / 1e6,
+                    100 * busiest, lateness.getValueAtPercentile(50), lateness.getValueAtPercentile(99),
+                    lateness.getMaxValue());
+        }
     }
 
     /** Bytes this link has sent so far, framing and copies included. */

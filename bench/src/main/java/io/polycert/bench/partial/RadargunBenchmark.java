@@ -96,10 +96,11 @@ public final class RadargunBenchmark {
         this.out = out;
     }
 
-    /** Every emulated link of the run, for the summary at its end. */
-    private final List<EmulatedLink> links = new ArrayList<>();
+    /** What the emulated links of every trial carried, for the summary at the run's end. */
+    private EmulatedLink.Totals totals;
 
     public List<Row> run() throws Exception {
+        totals = new EmulatedLink.Totals(options.network());
         out.printf(Locale.ROOT, "Radargun-style partial replication: %d in-JVM members x %d threads, %d operations"
                 + " per transaction, %.0f%% writes (at least one), %s, %.1f s warm-up + %.1f s per trial, %d"
                 + " round(s) in rotating order after %.1f s of unmeasured load per contender; median round shown;"
@@ -143,8 +144,8 @@ public final class RadargunBenchmark {
                 rows.addAll(here);
             }
         }
-        if (!links.isEmpty()) {
-            out.println("emulated network, all trials: " + EmulatedLink.summary(links));
+        if (!options.network().isNone()) {
+            out.println("emulated network, all trials: " + totals);
         }
         return rows;
     }
@@ -171,6 +172,7 @@ public final class RadargunBenchmark {
     private Row trial(int keys, int degree, Contender contender, double warmupSeconds, double seconds)
             throws Exception {
         List<PartitionedStore> members = new ArrayList<>();
+        List<EmulatedLink> links = new ArrayList<>();
         ExecutorService pool = Executors.newCachedThreadPool();
         try {
             EmulatedNetwork network = options.network();
@@ -235,6 +237,7 @@ public final class RadargunBenchmark {
             for (PartitionedStore m : members) {
                 m.close();
             }
+            links.forEach(totals::add);
         }
     }
 
