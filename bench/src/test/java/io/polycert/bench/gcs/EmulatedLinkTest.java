@@ -26,8 +26,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The emulated link delays by its latency and paces by its bandwidth. Only lower bounds are asserted (a shared
- * machine can make anything later, never earlier); without the link each bound is missed by far.
+ * The emulated link delays by its latency, paces by its bandwidth and counts a copy per receiver. Times are
+ * asserted as lower bounds only (a shared machine can make anything later, never earlier); without the link each
+ * bound is missed by far.
  */
 class EmulatedLinkTest {
     private final List<JGroupsGroup> members = new ArrayList<>();
