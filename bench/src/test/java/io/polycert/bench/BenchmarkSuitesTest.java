@@ -80,6 +80,7 @@ class BenchmarkSuitesTest {
             assertTrue(r.committed() > 0, r.contender());
             assertEquals("write-dominated", r.parameter("mix"));
             assertEquals("true", r.parameter("longTraversals"));
+            assertEquals("1,000 Mbit/s, 50 us one way", r.parameter("network"), "the results record the network");
         }
         RunResult vc = results.get(0);
         assertEquals(0, vc.timeline().stream().mapToLong(s -> s.nvc() + s.bfc()).sum(), "static VC certifies by VC");

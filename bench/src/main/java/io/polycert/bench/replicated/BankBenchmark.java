@@ -57,6 +57,9 @@ public final class BankBenchmark {
                 Map<String, String> extra = new LinkedHashMap<>();
                 extra.put("replicas", Integer.toString(options.replicas()));
                 extra.put("runner", options.runner().name().toLowerCase(Locale.ROOT));
+                if (!options.network().isNone()) {
+                    extra.put("network", options.network().toString());
+                }
                 List<RunResult> rows = new Runner(cluster, bank, options.run(), extra, new PrintStream(
                         java.io.OutputStream.nullOutputStream())).run();
                 for (RunResult r : rows) {

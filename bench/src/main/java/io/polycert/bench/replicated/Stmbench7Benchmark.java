@@ -60,6 +60,9 @@ public final class Stmbench7Benchmark {
                 Map<String, String> extra = new LinkedHashMap<>();
                 extra.put("replicas", Integer.toString(options.replicas()));
                 extra.put("runner", options.runner().name().toLowerCase(Locale.ROOT));
+                if (!options.network().isNone()) {
+                    extra.put("network", options.network().toString());
+                }
                 List<RunResult> results = new Runner(cluster, workload, options.run(), extra, out).run();
                 table(results);
                 all.addAll(results);
