@@ -87,6 +87,12 @@ public final class UcbOracle implements ProtocolOracle {
     private static final int LOOSE_AFTER_MAX = 1 << 24;
     /** A commit tag's low bits: 1 + bucket * 3 + arm. */
     private static final int CHOICE_BITS = 5;
+    /** Then the arm of the epoch the sender knows, plus 1 (0: none), in two bits. */
+    private static final int EPOCH_ARM_SHIFT = CHOICE_BITS;
+    /** Then one bit: the sender asks for the next epoch. */
+    private static final int REQUEST_BIT = EPOCH_ARM_SHIFT + 2;
+    /** Then the rest: where the sender's epoch started, plus 1 (0: none). */
+    private static final int EPOCH_START_SHIFT = REQUEST_BIT + 1;
     /**
      * DistUCB's epoch length: of 10, 25 and 100 ms, 25 had the best worst phase in the switching benchmark
      * (ORACLE.md): some forty to a 1 s turn, and about 2,000 commits each at R = 1 there.
@@ -379,8 +385,8 @@ public final class UcbOracle implements ProtocolOracle {
             long start = bucket.epochStart;
             boolean over = start < 0 || (clock.getAsLong() - bucket.epochStartedAt >= epochNanos
                     && bucket.epochDelivered >= EPOCH_MIN_COMMITS);
-            return (start + 1) << 8 | (over ? 1 << 7 : 0) | (bucket.epochArm + 1) << CHOICE_BITS
-                    | (1 + b * ARMS + bucket.proposal);
+            return (start + 1) << EPOCH_START_SHIFT | (over ? 1L << REQUEST_BIT : 0)
+                    | (bucket.epochArm + 1) << EPOCH_ARM_SHIFT | (1 + b * ARMS + bucket.proposal);
         }
     }
 
@@ -397,9 +403,9 @@ public final class UcbOracle implements ProtocolOracle {
             return;
         }
         int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
-        int namedArm = (int) ((tag >>> CHOICE_BITS) & 3) - 1;
-        boolean request = (tag & (1 << 7)) != 0;
-        long named = (tag >>> 8) - 1;
+        int namedArm = (int) ((tag >>> EPOCH_ARM_SHIFT) & 3) - 1;
+        boolean request = (tag & (1L << REQUEST_BIT)) != 0;
+        long named = (tag >>> EPOCH_START_SHIFT) - 1;
         if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || position < 0 || tag < 0 || named >= position
                 || namedArm >= ARMS || (named >= 0) != (namedArm >= 0)) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " at position " + position
@@ -414,8 +420,7 @@ public final class UcbOracle implements ProtocolOracle {
             }
             bucket.lastDeliveredAt = now;
             if (named > bucket.epochStart) {
-                startEpoch(bucket, named, namedArm, now);
-                bucket.epochMeasured = false; // its start, and what came before, happened without us
+                startEpoch(bucket, named, namedArm, now, false); // its start happened without us: not measured
                 bucket.adoptedEpochs++;
             }
             if (!request || named != bucket.epochStart) {
@@ -424,16 +429,16 @@ public final class UcbOracle implements ProtocolOracle {
             if (bucket.epochArm >= 0 && bucket.epochMeasured) {
                 endEpoch(bucket, now);
             }
-            startEpoch(bucket, position, (choice - 1) % ARMS, now);
+            startEpoch(bucket, position, (choice - 1) % ARMS, now, true);
             bucket.epochsPlayed[bucket.epochArm]++;
         }
     }
 
-    private static void startEpoch(Bucket bucket, long position, int arm, long now) {
+    private static void startEpoch(Bucket bucket, long position, int arm, long now, boolean measured) {
         bucket.epochStart = position;
         bucket.epochStartedAt = now;
         bucket.epochArm = arm;
-        bucket.epochMeasured = true;
+        bucket.epochMeasured = measured;
         bucket.epochDelivered = 0;
         bucket.longestGap = 0;
         bucket.ownDecided = 0;

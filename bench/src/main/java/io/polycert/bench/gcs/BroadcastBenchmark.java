@@ -264,12 +264,9 @@ public final class BroadcastBenchmark {
 
         PolyCertMember(String cluster, String name, int window, EmulatedNetwork network, List<EmulatedLink> links) {
             super(window);
-            group = JGroupsGroup.builder(cluster).memberName(name).stack(network.isNone() ? GroupStack.embedded()
-                    : GroupStack.embedded().faultInjection()).listener(this).maxOutstanding(Math.max(window, 1))
-                    .join();
-            if (!network.isNone()) {
-                links.add(EmulatedLink.insertInto(group, network));
-            }
+            group = JGroupsGroup.builder(cluster).memberName(name).stack(network.stackFor(GroupStack.embedded()))
+                    .listener(this).maxOutstanding(Math.max(window, 1)).join();
+            network.attach(group, links);
         }
 
         @Override

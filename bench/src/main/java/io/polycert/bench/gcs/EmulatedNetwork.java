@@ -1,6 +1,9 @@
 package io.polycert.bench.gcs;
 
+import io.polycert.core.group.GroupMember;
+import io.polycert.gcs.GroupStack;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -36,6 +39,21 @@ public record EmulatedNetwork(long bitsPerSecond, Duration latency) {
 
     public boolean isNone() {
         return bitsPerSecond == 0;
+    }
+
+    /** The stack a member of this network starts with: {@code base}, plus the layer its link goes above. */
+    public GroupStack stackFor(GroupStack base) {
+        return isNone() ? base : base.faultInjection();
+    }
+
+    /**
+     * Inserts this network's link into {@code member} (started on {@link #stackFor}) and adds it to {@code links};
+     * nothing when there is no network.
+     */
+    public void attach(GroupMember member, List<EmulatedLink> links) {
+        if (!isNone()) {
+            links.add(EmulatedLink.insertInto(member, this));
+        }
     }
 
     /** {@code none}, {@code gigabit}, or {@code <megabits per second>mbit/<one-way microseconds>us}. */

@@ -62,15 +62,15 @@ public class OracleQueryBenchmark {
         }
         ucb = UcbOracle.builder().build();
         // DistUCB with gossip (epochs off): its query also merges the other replicas' statistics
-        java.util.function.Supplier<UcbOracle> gossiping = () -> UcbOracle.builder().distributed(true)
-                .epochs(Duration.ZERO).gossipInterval(Duration.ofMillis(1)).build();
+        java.util.function.Supplier<ProtocolOracle> gossiping = () -> io.polycert.bench.workload.Contenders.oracle(
+                "dist-ucb-gossip", Duration.ofMillis(1), null);
         distUcb = gossiping.get();
-        UcbOracle[] others = {gossiping.get(), gossiping.get()};
+        ProtocolOracle[] others = {gossiping.get(), gossiping.get()};
         for (ProtocolOracle o : new ProtocolOracle[] {ucb, distUcb, others[0], others[1]}) {
             teach(o, random);
         }
         sleepMillis(2);
-        for (UcbOracle o : others) {
+        for (ProtocolOracle o : others) {
             distUcb.gossipReceived(o.gossipToSend());
         }
         model = syntheticModel(random);

@@ -177,13 +177,11 @@ public final class RadargunBenchmark {
         try {
             EmulatedNetwork network = options.network();
             members.addAll(startCluster("radargun", options.members(), contender, pool,
-                    b -> b.consistency(options.level()).replicationDegree(degree).stack(network.isNone()
-                            ? GroupStack.embedded() : GroupStack.embedded().faultInjection())));
+                    b -> b.consistency(options.level()).replicationDegree(degree).stack(network.stackFor(
+                            GroupStack.embedded()))));
             populate(members.get(0), keys);
-            if (!network.isNone()) {
-                for (PartitionedStore m : members) {
-                    links.add(EmulatedLink.insertInto(m.group(), network));
-                }
+            for (PartitionedStore m : members) {
+                network.attach(m.group(), links);
             }
             AtomicBoolean measuring = new AtomicBoolean();
             AtomicBoolean stop = new AtomicBoolean();

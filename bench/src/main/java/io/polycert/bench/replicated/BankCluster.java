@@ -37,12 +37,10 @@ final class BankCluster implements AutoCloseable {
         for (int i = 0; i < replicaCount; i++) {
             SwitchableOracle oracle = new SwitchableOracle();
             oracles.add(oracle);
-            Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.isNone() ? stack
-                    : stack.faultInjection()).codec(bank.codec()).oracle(oracle).start();
+            Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.stackFor(stack))
+                    .codec(bank.codec()).oracle(oracle).start();
             replicas.add(replica);
-            if (!network.isNone()) {
-                links.add(EmulatedLink.insertInto(replica.group(), network));
-            }
+            network.attach(replica.group(), links);
         }
         bank.populate(replicas.get(0));
         long version = replicas.get(0).stm().latestVersion();

@@ -45,12 +45,10 @@ public final class InJvmCluster implements BenchCluster {
             for (int i = 0; i < members; i++) {
                 SwitchableOracle oracle = new SwitchableOracle();
                 oracles.add(oracle);
-                Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.isNone() ? stack
-                        : stack.faultInjection()).codec(workload.codec()).oracle(oracle).start();
+                Replica replica = Replica.builder(cluster).memberName("r" + i).stack(network.stackFor(stack))
+                        .codec(workload.codec()).oracle(oracle).start();
                 replicas.add(replica);
-                if (!network.isNone()) {
-                    links.add(EmulatedLink.insertInto(replica.group(), network));
-                }
+                network.attach(replica.group(), links);
             }
         } catch (RuntimeException e) {
             close();
