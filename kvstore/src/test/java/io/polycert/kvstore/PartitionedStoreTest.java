@@ -325,6 +325,29 @@ class PartitionedStoreTest {
     }
 
     /**
+     * API misuse (issue 8): a commit at a member cut off into a minority is refused at once (NOT_IN_MAJORITY, not
+     * retried) and changes nothing, there or anywhere once it merges back.
+     */
+    @Test
+    void aCommitInAMinorityIsRefusedAndChangesNothing() throws Exception {
+        cluster = PartitionedCluster.of(ConsistencyLevel.SERIALIZABLE, CommitProtocol.TOTAL_ORDER).start(3);
+        int accounts = 10;
+        openAccounts(cluster.members.get(0), accounts);
+        PartitionedStore cut = cluster.members.get(2);
+        ((JGroupsGroup) cut.group()).discard().discardAll(true);
+        Await.until("the cut member in a minority view", () -> !cut.view().primary());
+        TxMap<Integer, Long> bank = cut.map("bank");
+        TransactionAbortedException refused = assertThrows(TransactionAbortedException.class,
+                () -> cut.atomic(() -> bank.put(0, 7L)));
+        assertEquals(AbortCause.NOT_IN_MAJORITY, refused.abortCause(), refused.toString());
+        ((JGroupsGroup) cut.group()).discard().discardAll(false);
+        Await.until("one view of three again", () -> cluster.members.stream().allMatch(m -> m.view().primary()
+                && m.view().size() == 3));
+        cluster.awaitSettled();
+        cluster.awaitValues("bank", balances(accounts, Map.of()), 2);
+    }
+
+    /**
      * Waits up to 60 s for the workers. A worker still busy after 10 s is most likely stuck in a commit waiting
      * for its outcome (30 s at most): each member's protocol state is printed then, while it still shows why.
      */

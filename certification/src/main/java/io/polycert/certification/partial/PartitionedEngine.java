@@ -538,6 +538,12 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         synchronized (this) {
             while (topology == null || receiving || stale) {
                 checkOpen();
+                View current = group.view();
+                if (current != null && !current.primary()) {
+                    // Cut off: no placement comes before it merges back; say so now, as a commit would, rather
+                    // than wait out the deadline and blame moving keys (blocked() wakes this wait).
+                    throw abort(AbortCause.NOT_IN_MAJORITY, self + " is cut off from the group's majority");
+                }
                 long left = deadline - System.nanoTime();
                 if (left <= 0) {
                     throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, topology == null

@@ -272,7 +272,8 @@ class ApiMisuseTest {
 
     /**
      * A replica cut off into a minority refuses to commit (NOT_IN_MAJORITY) and changes nothing, while the majority
-     * goes on. The replica is not healed: rejoining from a minority is a known open bug (MinorityRejoinTest).
+     * goes on. (Merging back, once healed, is MinorityRejoinTest's; partial replication's refusal is
+     * PartitionedStoreTest's.)
      */
     @Test
     void aCommitInAMinorityPartitionIsRefusedAndChangesNothing() {
