@@ -50,7 +50,8 @@ import org.junit.jupiter.api.Test;
  * are derived from them. Some 11,000 cases are handed to each replica's replication manager on its group's engine
  * thread, exactly as the group delivers (there a failure is pinned on its case, and what each case allocates is
  * measured, and a case may claim any sender); some 5,000 more, two of them oversized, R sends through the group
- * for real, by atomic and reliable broadcast.
+ * for real, by atomic and reliable broadcast, and 2,000 more to each replica point-to-point (vote queries, the
+ * manager's one such message, and garbage).
  *
  * <p>What must hold: nothing escapes the manager's callbacks (no exception, no error logged by the group's
  * delivery), no case allocates much more than its own size (a length of 2^31-1 allocates nothing), the replicated
@@ -78,6 +79,8 @@ class HostileMessageFuzzTest {
     private static final long SEED = Long.getLong("polycert.fuzz.seed", 0x5EEDF022L);
     private static final int WORKLOAD = 45;
     private static final int ACCOUNTS = 8;
+    /** The type byte of the manager's one point-to-point message, a vote query (PolymorphicReplicationManager). */
+    private static final byte VOTE_QUERY = 4;
 
     private final List<Replica> replicas = new ArrayList<>();
     private JGroupsGroup rogueGroup;
@@ -231,6 +234,21 @@ class HostileMessageFuzzTest {
             }
             Await.until("R's messages delivered", () -> rogue.ownOrdered.get() == orderedBase + sentOrdered
                     && rogue.ownReliable.get() == reliableBase + sentReliable);
+            // Point-to-point: what R sends a replica directly (its only such message is a vote query), FIFO.
+            List<byte[]> pointToPoint = gen.pointToPointCases();
+            for (Replica r : replicas) {
+                // The last one asks for a vote this replica gave on one of its own VC transactions: it sends the
+                // vote again, and the copy reaching R shows it got past everything before it.
+                long[] voted = votes.stream().filter(v -> v.origin().equals(r.self()))
+                        .map(v -> CommitWire.parseVote(v.payload())).findFirst().orElseThrow();
+                long answersBefore = answersFrom(rogue, r, voted[0]);
+                for (byte[] b : pointToPoint) {
+                    rogueGroup.send(r.self(), b);
+                }
+                rogueGroup.send(r.self(), gen.voteQuery(voted[0], 0));
+                Await.until(r + " answered R's last vote query", () -> answersFrom(rogue, r, voted[0])
+                        > answersBefore);
+            }
             quiesce();
             assertAllInView(4);
 
@@ -269,11 +287,12 @@ class HostileMessageFuzzTest {
                     warningsByReplica.merge(who, 1, Integer::sum);
                 }
             }
-            int cases = direct.size() + network.size() + duplicates.size();
+            int cases = direct.size() + network.size() + pointToPoint.size() + duplicates.size();
             System.out.printf("HostileMessageFuzzTest: %d cases (%d direct to each of 3 replicas, %d through the"
-                    + " group, %d duplicates), by category %s; %d well-formed mutations not sent; direct %.1f s,"
-                    + " fuzz %.1f s; warnings logged %s%n", cases, direct.size(), network.size(), duplicates.size(),
-                    gen.counts, gen.skipped, (directDone - fuzzStart) / 1e9, fuzzSeconds, warningsByReplica);
+                    + " group, %d point-to-point to each replica, %d duplicates), by category %s; %d well-formed"
+                    + " mutations not sent; direct %.1f s, fuzz %.1f s; warnings logged %s%n", cases, direct.size(),
+                    network.size(), pointToPoint.size(), duplicates.size(), gen.counts, gen.skipped,
+                    (directDone - fuzzStart) / 1e9, fuzzSeconds, warningsByReplica);
             assertTrue(cases >= 10_000, "only " + cases + " cases");
             // Rate-limited: about one line a second per replica (plus the first), however much was dropped.
             long allowed = (long) Math.ceil(fuzzSeconds) + 2;
@@ -303,6 +322,12 @@ class HostileMessageFuzzTest {
             assertEquals(latest + 9, r.stm().latestVersion());
         }
         System.out.printf("HostileMessageFuzzTest: %.1f s in all%n", (System.nanoTime() - testStart) / 1e9);
+    }
+
+    /** How many times R has received {@code replica}'s vote on its transaction {@code txId}. */
+    private static long answersFrom(Rogue rogue, Replica replica, long txId) {
+        return rogue.reliable.stream().filter(v -> v.origin().equals(replica.self())).map(v -> CommitWire
+                .parseVote(v.payload())).filter(v -> v != null && v[0] == txId).count();
     }
 
     private static String first(List<String> l) {
@@ -615,6 +640,47 @@ class HostileMessageFuzzTest {
                 }
             }
             return out;
+        }
+
+        /**
+         * Point-to-point messages, which a replica gets only as vote queries ({@code 4}, then a transaction id of
+         * its own): random bytes, a query cut short, a query with bytes after its id, queries for transactions
+         * nobody started, and well-formed queries for the workload's transactions (a replica answers one of its
+         * own decided VC transactions by sending its vote again, which changes nothing).
+         */
+        List<byte[]> pointToPointCases() {
+            List<byte[]> out = new ArrayList<>();
+            for (int i = 0; i < 2000; i++) {
+                byte[] b;
+                switch (i % 5) {
+                    case 0 -> {
+                        b = new byte[random.nextInt(4097)];
+                        random.nextBytes(b);
+                    }
+                    case 1 -> b = new byte[] {VOTE_QUERY};
+                    case 2 -> b = voteQuery(txIdOf(anyTx()), 1 + random.nextInt(8));
+                    case 3 -> b = voteQuery(unknownTxId(), 0);
+                    default -> b = voteQuery(txIdOf(anyTx()), 0);
+                }
+                out.add(b);
+                counts.merge("p2p-" + (char) ('a' + i % 5), 1, Integer::sum);
+            }
+            return out;
+        }
+
+        private static long txIdOf(Captured c) {
+            return CommitWire.parseOrdered(c.payload()).tx().txId();
+        }
+
+        /** A vote query for {@code txId}, followed by {@code junk} random bytes. */
+        byte[] voteQuery(long txId, int junk) {
+            byte[] query = new io.polycert.core.codec.ValueOutput(HostileHarness.CODEC, 12).writeByte(VOTE_QUERY)
+                    .writeVarLong(txId).toByteArray();
+            byte[] b = Arrays.copyOf(query, query.length + junk);
+            for (int k = query.length; k < b.length; k++) {
+                b[k] = (byte) random.nextInt(256);
+            }
+            return b;
         }
 
         /**

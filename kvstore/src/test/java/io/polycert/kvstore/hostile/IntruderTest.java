@@ -2,6 +2,7 @@ package io.polycert.kvstore.hostile;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.group.GroupListener;
 import io.polycert.core.group.MemberId;
@@ -59,14 +60,15 @@ class IntruderTest {
         }
     }
 
-    private void intrude(String name, GroupStack stack, List<Replica> rs, byte[] commit, byte[] vote) {
+    /** Returns whether it got to send (false: the coordinator turned it away before it had a view). */
+    private boolean intrude(String name, GroupStack stack, List<Replica> rs, byte[] commit, byte[] vote) {
         Intruder listener = new Intruder();
         JGroupsGroup intruder;
         try {
             intruder = JGroupsGroup.builder(cluster).memberName(name).stack(stack).listener(listener)
                     .joinTimeout(Duration.ofSeconds(30)).join();
         } catch (GroupJoinException refused) {
-            return; // the coordinator turned it away
+            return false;
         }
         synchronized (closeables) {
             closeables.add(intruder);
@@ -83,6 +85,7 @@ class IntruderTest {
             }
         }
         Await.until("the intruder's own broadcasts delivered to itself", () -> listener.delivered.get() == 20);
+        return true;
     }
 
     @Test
@@ -113,15 +116,19 @@ class IntruderTest {
         // Two intruders at once (turning each away takes JGroups some seconds): one with a wrong secret, one with
         // no security at all. Each ends up in a view of its own, or is refused outright.
         List<GroupStack> stacks = List.of(secured(WRONG), GroupStack.embedded().failureDetection(Duration.ofSeconds(2)));
-        List<CompletableFuture<Void>> intruders = new ArrayList<>();
+        List<CompletableFuture<Boolean>> intruders = new ArrayList<>();
         for (int k = 0; k < stacks.size(); k++) {
             String name = "X" + k;
             GroupStack stack = stacks.get(k);
-            intruders.add(CompletableFuture.runAsync(() -> intrude(name, stack, rs, commit, vote)));
+            intruders.add(CompletableFuture.supplyAsync(() -> intrude(name, stack, rs, commit, vote)));
         }
-        for (CompletableFuture<Void> f : intruders) {
-            f.get(90, TimeUnit.SECONDS);
+        int sent = 0;
+        for (CompletableFuture<Boolean> f : intruders) {
+            sent += f.get(90, TimeUnit.SECONDS) ? 1 : 0;
         }
+        // Not only turned away: at least one intruder must have sent its commits, votes and direct messages, or
+        // the checks below would show nothing about injection.
+        assertTrue(sent > 0, "every intruder was refused before it could send anything");
         Thread.sleep(1000); // anything that got through would be applied by now
         for (int i = 0; i < rs.size(); i++) {
             Replica r = rs.get(i);
