@@ -73,6 +73,9 @@ public final class Main {
             "replication", "faults: full (default), partial, or mixed (each schedule's seed picks full or partial)",
             "protocol", "faults: partial replication's commit protocol, total-order (default) or two-phase-commit",
             "degree", "faults: partial replication's owners per key, 1 to 3 (default 2)",
+            "oracle", "faults: what full-replication members certify with: mixed (default: NVC, BFC or VC at random"
+                    + " for each transaction), ucb, dist-ucb, dist-ucb-gossip, threshold, decision-tree, nvc, bfc"
+                    + " or vc",
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
             "network", "bank, oracle, stmbench7, run, broadcast, radargun: the network in-JVM members emulate: none"
@@ -281,6 +284,8 @@ public final class Main {
                             ? java.util.List.of(io.polycert.bench.faults.Replication.values())
                             : java.util.List.of(io.polycert.bench.faults.Replication.fromName(replication));
                     String protocol = oneOf(parsed, "protocol", "total-order", "two-phase-commit");
+                    String oracle = oneOf(parsed, "oracle", "mixed", "ucb", "dist-ucb", "dist-ucb-gossip",
+                            "threshold", "decision-tree", "nvc", "bfc", "vc");
                     int members = parsed.intValue("replicas", d.members(), 0, 5);
                     int degree = parsed.intValue("degree", d.degree(), 1, members == 0 ? 3 : Math.min(3, members));
                     return io.polycert.bench.faults.FaultCampaign.run(d.withSeed(parsed.intValue("seed", 1, 0,
@@ -288,7 +293,7 @@ public final class Main {
                             .withMembers(members).withSeconds(parsed.intValue("seconds", d.seconds(), 5, 86_400))
                             .withFaults(types).withReplications(replications).withProtocol(
                                     io.polycert.bench.faults.Replication.protocol(protocol)).withDegree(degree)
-                            .withEcho(parsed.flag("echo")), out);
+                            .withOracle(oracle).withEcho(parsed.flag("echo")), out);
                 }
                 default -> throw new Args.UsageException("unknown command '" + command + "'");
             }

@@ -6,7 +6,6 @@ import io.polycert.bench.workload.Workloads;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.core.VBox;
 import io.polycert.core.codec.ValueCodec;
-import io.polycert.kvstore.Replica;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -27,12 +26,16 @@ import java.util.stream.Stream;
  * write, to {@code audit-m<MEMBER>-p<PID>.log} in the history directory (line {@code BAD NANOS TOTAL EXPECTED}),
  * so it survives the member being killed.
  *
- * <p>Over full replication the transfers and accounts are the {@link BankWorkload}'s (a box array, transfers
- * retried by the STM). Over partial replication each account is a register {@code bank-I} of the store (so
- * accounts spread over their owners) and each transfer is one attempt: it reads {@code readSet} consecutive
- * accounts from a random start, then moves 1 between two random accounts.
+ * <p>Over full replication the accounts are the {@link BankWorkload}'s box array; over partial replication each
+ * account is a register {@code bank-I} of the store (so accounts spread over their owners). Either way each
+ * transfer is one attempt, never retried: it reads {@code readSet} consecutive accounts from a random start, then
+ * moves 1 between two random accounts. Every attempt and its outcome go to a {@link TransferLedger}, against
+ * which the harness checks every final balance: a transfer acknowledged and lost, or reported aborted and applied,
+ * leaves the total intact but not the balances.
  *
- * <p>Spec: {@code bank-audit:accounts=100,readSet=1,audits=20[,history=DIR]}.
+ * <p>Spec: {@code bank-audit:accounts=100,readSet=1,audits=20[,history=DIR][,lies=N]}. {@code lies} exists for the
+ * harness's own test: the member records its first N aborted transfers as committed, which the ledger check must
+ * then report.
  */
 public final class AuditedBankWorkload implements FaultWorkload {
     /** Register name prefix of the accounts under partial replication. */
@@ -50,13 +53,24 @@ public final class AuditedBankWorkload implements FaultWorkload {
     private final LongAdder transfers = new LongAdder();
     private final LongAdder aborted = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    /** Aborted transfers still to be recorded as committed ({@code lies}), and how many were. */
+    private final java.util.concurrent.atomic.AtomicInteger liesLeft;
+    private final LongAdder liesTold = new LongAdder();
     private final Object fileLock = new Object();
     private FileOutputStream badFile;
 
     public AuditedBankWorkload(int accounts, int readSet, int auditPercent, Path historyDir) {
+        this(accounts, readSet, auditPercent, historyDir, 0);
+    }
+
+    AuditedBankWorkload(int accounts, int readSet, int auditPercent, Path historyDir, int lies) {
         if (auditPercent < 0 || auditPercent > 100) {
             throw new IllegalArgumentException("audits must be a percentage, was " + auditPercent);
         }
+        if (lies < 0) {
+            throw new IllegalArgumentException("lies must be 0 or more, was " + lies);
+        }
+        this.liesLeft = new java.util.concurrent.atomic.AtomicInteger(lies);
         this.bank = new BankWorkload(accounts, readSet, 100, BankWorkload.Conflicts.RANDOM);
         this.accounts = accounts;
         this.readSet = readSet;
@@ -68,7 +82,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
         String dir = p.remove("history");
         return new AuditedBankWorkload(Workloads.intParam(p, "accounts", 100),
                 Workloads.intParam(p, "readSet", 1), Workloads.intParam(p, "audits", 20),
-                dir == null || dir.isEmpty() ? null : Path.of(dir));
+                dir == null || dir.isEmpty() ? null : Path.of(dir), Workloads.intParam(p, "lies", 0));
     }
 
     @Override
@@ -84,6 +98,9 @@ public final class AuditedBankWorkload implements FaultWorkload {
         p.put("audits", Integer.toString(auditPercent));
         if (historyDir != null) {
             p.put("history", historyDir.toString());
+        }
+        if (liesLeft.get() > 0) {
+            p.put("lies", Integer.toString(liesLeft.get()));
         }
         return p;
     }
@@ -148,25 +165,33 @@ public final class AuditedBankWorkload implements FaultWorkload {
         return sum;
     }
 
-    /** What a client does besides auditing: a transfer, and the audit's read-only sum. */
+    /** What a client does besides auditing: a transfer, the audit's read-only sum, every balance. */
     private interface Accounts {
-        String transfer();
+        /** Reads {@code readSet} consecutive accounts from {@code start}, then moves 1 from one to the other. */
+        void transfer(int start, int from, int to);
 
         long total();
     }
 
-    private Accounts fullAccounts(Replica replica, Slot slot) {
-        Client transfer = bank.client(replica, slot);
-        VBox<Long>[] all = bank.accountsAt(replica);
+    /** Full replication: the {@link BankWorkload}'s box array; each transfer is one attempt, as over partial. */
+    private Accounts fullAccounts(ReplicaFaultStore store) {
+        VBox<Long>[] all = bank.accountsAt(store.replica());
         return new Accounts() {
             @Override
-            public String transfer() {
-                return transfer.next();
+            public void transfer(int start, int from, int to) {
+                store.attempt(() -> {
+                    for (int i = 0; i < readSet; i++) { // the read-set, as in BankWorkload
+                        all[(start + i) % accounts].get();
+                    }
+                    all[from].put(all[from].get() - 1);
+                    all[to].put(all[to].get() + 1);
+                    return null;
+                });
             }
 
             @Override
             public long total() {
-                return replica.stm().readOnly(() -> {
+                return store.readOnly(() -> {
                     long sum = 0;
                     for (VBox<Long> b : all) {
                         sum += b.get();
@@ -177,16 +202,13 @@ public final class AuditedBankWorkload implements FaultWorkload {
         };
     }
 
-    private Accounts partialAccounts(FaultStore store, SplittableRandom random) {
+    private Accounts partialAccounts(FaultStore store) {
         List<Register<Long>> all = registers(store);
         return new Accounts() {
             @Override
-            public String transfer() {
-                int start = random.nextInt(accounts);
-                int from = random.nextInt(accounts);
-                int to = random.nextInt(accounts);
+            public void transfer(int start, int from, int to) {
                 store.attempt(() -> {
-                    for (int i = 0; i < readSet; i++) { // the read-set, as in BankWorkload
+                    for (int i = 0; i < readSet; i++) {
                         all.get((start + i) % accounts).get();
                     }
                     Register<Long> a = all.get(from);
@@ -195,7 +217,6 @@ public final class AuditedBankWorkload implements FaultWorkload {
                     b.put(b.get() + 1);
                     return null;
                 });
-                return "transfer";
             }
 
             @Override
@@ -208,9 +229,11 @@ public final class AuditedBankWorkload implements FaultWorkload {
     @Override
     public Client client(FaultStore store, Slot slot) {
         SplittableRandom random = new SplittableRandom(slot.seed() ^ 0x5DEECE66DL);
-        Accounts bankAccounts = store instanceof ReplicaFaultStore
-                ? fullAccounts(((ReplicaFaultStore) store).replica(), slot)
-                : partialAccounts(store, new SplittableRandom(slot.seed()));
+        SplittableRandom draws = new SplittableRandom(slot.seed());
+        Accounts bankAccounts = store instanceof ReplicaFaultStore full ? fullAccounts(full)
+                : partialAccounts(store);
+        TransferLedger ledger = historyDir == null ? null : new TransferLedger(historyDir,
+                member >= 0 ? member : slot.member(), ProcessHandle.current().pid(), slot.thread());
         long expected = BankWorkload.INITIAL * accounts;
         return () -> {
             if (gate.quiesced()) {
@@ -227,11 +250,14 @@ public final class AuditedBankWorkload implements FaultWorkload {
                     }
                     return "audit";
                 }
-                String kind = bankAccounts.transfer();
-                transfers.increment();
-                return kind;
+                transfer(bankAccounts, ledger, draws.nextInt(accounts), draws.nextInt(accounts),
+                        draws.nextInt(accounts));
+                return "transfer";
             } catch (TransactionAbortedException e) {
                 aborted.increment();
+                if (!e.abortCause().isRetryable()) {
+                    sleep(10); // cut off, or keys lost: retrying at once would only spin, as no real client does
+                }
                 throw e;
             } catch (RuntimeException e) {
                 if (store.isClosed()) {
@@ -244,6 +270,31 @@ public final class AuditedBankWorkload implements FaultWorkload {
                 gate.exit();
             }
         };
+    }
+
+    /** One transfer attempt, written to the ledger before it starts and once it has ended. */
+    private void transfer(Accounts bankAccounts, TransferLedger ledger, int start, int from, int to) {
+        long seq = ledger == null ? 0 : ledger.invoke(from, to);
+        try {
+            bankAccounts.transfer(start, from, to);
+        } catch (TransactionAbortedException e) {
+            if (ledger != null && liesLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                ledger.committed(seq); // the harness's own test: a lie the ledger check must catch
+                liesTold.increment();
+            } else if (ledger != null) {
+                ledger.aborted(seq);
+            }
+            throw e;
+        } catch (RuntimeException e) { // it may have committed: only a read of the balances can tell
+            if (ledger != null) {
+                ledger.unknown(seq);
+            }
+            throw e;
+        }
+        if (ledger != null) {
+            ledger.committed(seq);
+        }
+        transfers.increment();
     }
 
     /** Counts a wrong total and records it in the history directory (package-private for tests). */
@@ -313,18 +364,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
         if (store instanceof ReplicaFaultStore) {
             return bank.check(((ReplicaFaultStore) store).replica());
         }
-        List<Register<Long>> all = registers(store);
-        long[] balances = store.untilCommitted(true, 100, () -> {
-            long[] b = new long[accounts];
-            for (int i = 0; i < accounts; i++) {
-                Long v = all.get(i).get();
-                if (v == null) {
-                    throw new IllegalStateException("account " + i + " is missing at " + store.self());
-                }
-                b[i] = v;
-            }
-            return b;
-        });
+        long[] balances = balances(store);
         long total = java.util.Arrays.stream(balances).sum();
         if (total != BankWorkload.INITIAL * accounts) {
             throw new IllegalStateException("the accounts at " + store.self() + " hold " + total + ", not "
@@ -333,14 +373,38 @@ public final class AuditedBankWorkload implements FaultWorkload {
         return java.util.Arrays.hashCode(balances);
     }
 
+    /** Every account's balance, read in one read-only transaction through this member. */
+    private long[] balances(FaultStore store) {
+        java.util.function.IntFunction<Long> account;
+        if (store instanceof ReplicaFaultStore full) {
+            VBox<Long>[] boxes = bank.accountsAt(full.replica());
+            account = i -> boxes[i].get();
+        } else {
+            List<Register<Long>> all = registers(store);
+            account = i -> all.get(i).get();
+        }
+        return store.untilCommitted(true, 100, () -> {
+            long[] b = new long[accounts];
+            for (int i = 0; i < accounts; i++) {
+                Long v = account.apply(i);
+                if (v == null) {
+                    throw new IllegalStateException("account " + i + " is missing at " + store.self());
+                }
+                b[i] = v;
+            }
+            return b;
+        });
+    }
+
     /**
      * Commands: {@code quiesce TIMEOUT_MS}, {@code resume}, {@code stats} (result: {@code AUDITS BAD TRANSFERS
-     * ABORTED ERRORS INFLIGHT}).
+     * ABORTED ERRORS INFLIGHT LIES}, the last the aborted transfers recorded as committed, see {@code lies}),
+     * {@code balances} (every account's balance, space-separated).
      */
     @Override
     public String command(FaultStore store, String[] args) throws InterruptedException {
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: workload quiesce|resume|stats");
+            throw new IllegalArgumentException("usage: workload quiesce|resume|stats|balances");
         }
         switch (args[0]) {
             case "quiesce": {
@@ -349,12 +413,19 @@ public final class AuditedBankWorkload implements FaultWorkload {
             case "resume":
                 gate.resume();
                 return "";
+            case "balances": {
+                StringBuilder sb = new StringBuilder();
+                for (long b : balances(store)) {
+                    sb.append(sb.length() == 0 ? "" : " ").append(b);
+                }
+                return sb.toString();
+            }
             case "stats":
                 return audits.sum() + " " + badAudits.sum() + " " + transfers.sum() + " " + aborted.sum() + " "
-                        + errors.sum() + " " + gate.inFlight();
+                        + errors.sum() + " " + gate.inFlight() + " " + liesTold.sum();
             default:
                 throw new IllegalArgumentException("unknown bank-audit command '" + args[0]
-                        + "' (known: quiesce, resume, stats)");
+                        + "' (known: quiesce, resume, stats, balances)");
         }
     }
 }

@@ -3,6 +3,7 @@ package io.polycert.bench.faults;
 import io.polycert.bench.faults.FaultSchedule.Event;
 import io.polycert.bench.faults.FaultSchedule.Type;
 import io.polycert.bench.process.ProcessCluster;
+import io.polycert.bench.workload.BankWorkload;
 import io.polycert.certification.partial.CommitProtocol;
 import io.polycert.core.AbortCause;
 import io.polycert.oracle.Protocol;
@@ -102,12 +103,13 @@ public final class FaultCampaign {
 
         /**
          * Seed 1, 3 schedules of 30 s, 3 members, every fault type, both workloads (list-append twice as often),
-         * full replication under UCB, 2 threads per member, 2 s failure detection, 256 MiB heaps; for partial
-         * replication, total order and degree 2.
+         * full replication with NVC, BFC and VC picked at random per transaction ({@link MixedOracle}: an adaptive
+         * oracle settles on one or two and leaves the third, often VC, barely tested), 2 threads per member, 2 s
+         * failure detection, 256 MiB heaps; for partial replication, total order and degree 2.
          */
         public static Options defaults() {
             return new Options(1, 3, 3, 30, List.of(Type.values()), List.of("list-append", "list-append",
-                    "bank-audit"), "ucb", 2, Duration.ofSeconds(2), "256m", null, false, false,
+                    "bank-audit"), "mixed", 2, Duration.ofSeconds(2), "256m", null, false, false,
                     List.of(Replication.FULL), CommitProtocol.TOTAL_ORDER, 2);
         }
 
@@ -224,12 +226,12 @@ public final class FaultCampaign {
      * What one schedule found.
      *
      * @param replication how its members replicated ({@link Options#replicationLabel})
-     * @param committed transactions committed (list-append: acknowledged operations; bank: transfers at the
-     *     members alive at the end)
+     * @param committed transactions committed (list-append: acknowledged operations; bank: acknowledged
+     *     transfers in every member process's ledger, killed ones too)
      * @param byProtocol commits by NVC, BFC, VC at the members alive at the end
      * @param check the history check (list-append), or null
-     * @param anomalies every anomaly, one line each (history anomalies, wrong audits, digest mismatches, failed
-     *     invariant checks)
+     * @param anomalies every anomaly, one line each (history anomalies, wrong audits, balances the transfer
+     *     ledgers do not explain, digest mismatches, failed invariant checks)
      * @param lostAcknowledged acknowledged commits missing from the final state
      * @param stuck operations still waiting for their outcome when the clients were quiesced
      * @param failures liveness failures: members that crashed by themselves, got stuck (not back in the group,
@@ -244,17 +246,6 @@ public final class FaultCampaign {
             int lostAcknowledged,
             int stuck, List<String> failures, List<EventResult> events, double seconds, String error,
             Path historyDir) {
-
-        /** True when at least two certification protocols committed transactions. */
-        public boolean protocolsMixed() {
-            int used = 0;
-            for (long c : byProtocol) {
-                if (c > 0) {
-                    used++;
-                }
-            }
-            return used >= 2;
-        }
 
         /** No anomaly, no lost commit, no liveness failure, no harness error. */
         public boolean clean() {
@@ -486,6 +477,8 @@ public final class FaultCampaign {
         final List<String> failures = new ArrayList<>();
         final long[] byProtocol = new long[3];
         int restarts;
+        /** The bank's final balances, read at one member once all agree (null until then, or for list-append). */
+        long[] balances;
 
         void anomaly(String line) {
             anomalies.add(line);
@@ -507,7 +500,7 @@ public final class FaultCampaign {
             this.log = log;
             this.n = schedule.members();
             this.fd = options.failureDetection().toMillis();
-            this.listAppend = schedule.workload().equals("list-append");
+            this.listAppend = schedule.workload().startsWith("list-append");
             this.partial = schedule.replication() == Replication.PARTIAL;
         }
 
@@ -528,9 +521,12 @@ public final class FaultCampaign {
             }
         }
 
+        /** The workload's spec; a hand-built schedule may add parameters (a test's {@code bank-audit:lies=1}). */
         String spec() {
-            return listAppend ? "list-append:keys=10,maxLength=64,reads=3,appends=3,dup=10,history=" + dir
-                    : "bank-audit:accounts=100,readSet=1,audits=20,history=" + dir;
+            String workload = schedule.workload();
+            String extra = workload.contains(":") ? "," + workload.substring(workload.indexOf(':') + 1) : "";
+            return (listAppend ? "list-append:keys=10,maxLength=64,reads=3,appends=3,dup=10,history=" + dir
+                    : "bank-audit:accounts=100,readSet=1,audits=20,history=" + dir) + extra;
         }
 
         void note(String what) {
@@ -605,14 +601,25 @@ public final class FaultCampaign {
                                 + " (OWNERS_UNAVAILABLE)");
                     }
                 } else {
-                    committed = totals[0];
-                    aborted = totals[1];
                     List<String> badAudits = AuditedBankWorkload.badAudits(dir);
                     for (String bad : badAudits) {
                         anomaly("wrong audit total: " + bad);
                     }
-                    note("bank: " + committed + " transfers, " + totals[2] + " audits, " + badAudits.size()
-                            + " wrong totals");
+                    note("bank: " + totals[0] + " transfers at the members alive at the end, " + totals[2]
+                            + " audits, " + badAudits.size() + " wrong totals");
+                    if (balances != null) { // every incarnation's ledger, killed ones too
+                        TransferLedger.Check ledger = TransferLedger.check(dir, balances, BankWorkload.INITIAL);
+                        committed = ledger.committed();
+                        aborted = ledger.aborted();
+                        unknown = ledger.unknown();
+                        for (String problem : ledger.problems()) {
+                            anomaly("ledger: " + problem);
+                        }
+                        note("ledger: " + ledger.describe());
+                    } else { // the checks ended before the final balances were read
+                        committed = totals[0];
+                        aborted = totals[1];
+                    }
                 }
             } catch (RuntimeException | InterruptedException e) {
                 if (e instanceof InterruptedException) {
@@ -1009,11 +1016,16 @@ public final class FaultCampaign {
                     ? String.format(Locale.ROOT, "fault loss %.3f %.3f", e.lossUp(), e.lossDown())
                     : "fault delay " + e.delayMs() + " " + e.jitterMs();
             long[] before = progress();
+            long[] countersBefore = counters(e.targets());
             for (int i : e.targets()) {
                 cluster.command(i, command);
             }
             Thread.sleep(e.holdMs());
             long[] during = progress();
+            long[] counters = counters(e.targets());
+            for (int k = 0; k < counters.length; k++) {
+                counters[k] -= countersBefore[k];
+            }
             long heal = System.nanoTime();
             long committedDuring = Math.max(0, committedIn(during) - committedIn(before));
             int t = e.targets().get(0);
@@ -1021,11 +1033,28 @@ public final class FaultCampaign {
             for (int i : e.targets()) {
                 cluster.command(i, "fault heal");
             }
-            String evidence = "'" + command + "' at " + e.targets() + ": " + committedDuring + " commits in "
-                    + e.holdMs() + " ms meanwhile";
+            // Seen to take effect: messages dropped (loss) or held back (delay) at the members it hit.
+            boolean took = e.type() == Type.LOSS ? counters[0] + counters[2] > 0 : counters[4] > 0;
+            String evidence = "'" + command + "' at " + e.targets() + ": " + (e.type() == Type.LOSS
+                    ? "dropped " + counters[0] + " of " + counters[1] + " messages sent and " + counters[2] + " of "
+                            + counters[3] + " received"
+                    : "delayed " + counters[4] + " messages") + "; " + committedDuring + " commits in " + e.holdMs()
+                    + " ms meanwhile";
             long reform = awaitReformed(heal, 60_000 + 3 * fd);
             long commit = awaitCommit(t, atTarget, heal, 60_000);
-            return new EventResult(e, true, evidence, reform, commit);
+            return new EventResult(e, took, evidence, reform, commit);
+        }
+
+        /** The sum over {@code members} of their {@code fault counters}. */
+        long[] counters(List<Integer> members) {
+            long[] sum = new long[5];
+            for (int i : members) {
+                String[] c = cluster.command(i, "fault counters").trim().split(" ");
+                for (int k = 0; k < sum.length; k++) {
+                    sum[k] += Long.parseLong(c[k]);
+                }
+            }
+            return sum;
         }
 
         // ---- the end ------------------------------------------------------------------------------------------
@@ -1089,6 +1118,10 @@ public final class FaultCampaign {
             }
             if (digests != null && digests.stream().distinct().count() != 1) {
                 anomaly("members' state digests differ after applying everything: " + digests);
+            }
+            if (!listAppend) {
+                String[] b = cluster.command(cluster.live().get(0), "workload balances").trim().split(" ");
+                balances = java.util.Arrays.stream(b).mapToLong(Long::parseLong).toArray();
             }
             if (listAppend) {
                 long maxKey = History.read(dir).maxKey();

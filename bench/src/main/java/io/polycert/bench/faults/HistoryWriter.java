@@ -1,9 +1,5 @@
 package io.polycert.bench.faults;
 
-import java.io.FileOutputStream;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -14,18 +10,12 @@ import java.util.Map;
  * right after. One writer per thread: not thread-safe.
  */
 final class HistoryWriter implements AutoCloseable {
-    private final FileOutputStream out;
-    private final Path file;
+    private final RecordFile out;
     private final StringBuilder line = new StringBuilder(256);
-    private boolean failed;
 
     HistoryWriter(Path dir, int member, long pid, int thread) {
-        this.file = dir.resolve("la-m" + member + "-p" + pid + "-t" + thread + ".hist");
-        try {
-            this.out = new FileOutputStream(file.toFile(), true);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot write the history file " + file, e);
-        }
+        this.out = new RecordFile(dir.resolve("la-m" + member + "-p" + pid + "-t" + thread + ".hist"),
+                "the history file");
         line.append("H 1 ").append(member).append(' ').append(pid).append(' ').append(thread);
         flushLine();
     }
@@ -55,25 +45,13 @@ final class HistoryWriter implements AutoCloseable {
 
     private void flushLine() {
         line.append('\n');
-        byte[] bytes = line.toString().getBytes(StandardCharsets.UTF_8);
+        String record = line.toString();
         line.setLength(0);
-        try {
-            out.write(bytes);
-        } catch (IOException e) {
-            if (!failed) {
-                failed = true;
-                System.err.println("list-append: writing " + file + " failed: " + e);
-            }
-            throw new UncheckedIOException("cannot write the history file " + file, e);
-        }
+        out.write(record);
     }
 
     @Override
     public void close() {
-        try {
-            out.close();
-        } catch (IOException e) {
-            // nothing to do
-        }
+        out.close();
     }
 }

@@ -291,6 +291,9 @@ public final class ListAppendWorkload implements FaultWorkload {
                 if (writer != null) {
                     writer.fail(id, e.abortCause().name());
                 }
+                if (!e.abortCause().isRetryable()) {
+                    sleep(10); // cut off, or keys lost: retrying at once would only spin, as no real client does
+                }
                 throw e;
             } catch (RuntimeException e) {
                 return unknown(id, e); // e.g. OutcomeUnknownException: it may have committed

@@ -8,6 +8,7 @@ import io.polycert.kvstore.PartitionedStore;
 import io.polycert.kvstore.Replica;
 import java.util.Locale;
 import org.jgroups.protocols.DISCARD;
+import org.jgroups.stack.ProtocolStack;
 
 /**
  * The fault-injection controls of one member process (its replica's or partitioned store's stack built with
@@ -25,12 +26,18 @@ import org.jgroups.protocols.DISCARD;
  *   <li>{@code fault heal}: all of the above off</li>
  *   <li>{@code fault views [reset]}: result {@code CHANGES NONPRIMARY MINSIZE SIZE PRIMARY EPOCH}: views installed
  *       since the last reset, how many of them were not primary, the smallest, and the current view</li>
+ *   <li>{@code fault counters}: result {@code DROPPED_SENT SENT DROPPED_RECEIVED RECEIVED DELAYED}: since the start,
+ *       the messages DISCARD dropped of those sent and of those received (counted by a {@link LinkTap} on either
+ *       side of it), and the messages the slow link held back</li>
  * </ul>
  */
 public final class MemberFaults implements AutoCloseable {
     private final GroupMember group;
     private final DISCARD discard;
     private final SlowLink link;
+    /** Count what passes just below and just above DISCARD: the differences are what it dropped. */
+    private final LinkTap below;
+    private final LinkTap above;
     private final Thread tracker;
     private volatile boolean closed;
     private final Object lock = new Object();
@@ -45,7 +52,9 @@ public final class MemberFaults implements AutoCloseable {
             throw new IllegalStateException("fault injection needs a JGroups group member");
         }
         this.discard = ((JGroupsGroup) group).discard();
-        this.link = SlowLink.insertAbove(discard);
+        this.below = LinkTap.insert(discard, ProtocolStack.Position.BELOW);
+        this.above = LinkTap.insert(discard, ProtocolStack.Position.ABOVE);
+        this.link = SlowLink.insertAbove(above);
         this.last = group.view();
         this.tracker = new Thread(this::track, "view-tracker");
         this.tracker.setDaemon(true);
@@ -100,7 +109,7 @@ public final class MemberFaults implements AutoCloseable {
     /** Runs one {@code fault} command (the words after {@code fault}). */
     public String command(String[] args) {
         if (args.length == 0) {
-            throw new IllegalArgumentException("usage: fault id|ignore|isolate|loss|delay|heal|views ...");
+            throw new IllegalArgumentException("usage: fault id|ignore|isolate|loss|delay|heal|views|counters ...");
         }
         switch (args[0].toLowerCase(Locale.ROOT)) {
             case "id": {
@@ -135,6 +144,10 @@ public final class MemberFaults implements AutoCloseable {
                 discard.setDownDiscardRate(0);
                 link.delay(0, 0);
                 return "";
+            case "counters":
+                // What DISCARD dropped (sent, then received) and what the slow link delayed, since the start.
+                return (above.down() - below.down()) + " " + above.down() + " " + (below.up() - above.up()) + " "
+                        + below.up() + " " + link.delayed();
             case "views": {
                 synchronized (lock) {
                     View v = group.view();
@@ -150,7 +163,7 @@ public final class MemberFaults implements AutoCloseable {
             }
             default:
                 throw new IllegalArgumentException("unknown fault command '" + args[0]
-                        + "' (known: id, ignore, isolate, loss, delay, heal, views)");
+                        + "' (known: id, ignore, isolate, loss, delay, heal, views, counters)");
         }
     }
 

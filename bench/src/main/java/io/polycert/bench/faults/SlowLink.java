@@ -16,6 +16,7 @@ import org.jgroups.stack.ProtocolStack;
 public final class SlowLink extends Protocol {
     private final LinkedBlockingQueue<Delayed> queue = new LinkedBlockingQueue<>();
     private final AtomicInteger pending = new AtomicInteger();
+    private final java.util.concurrent.atomic.LongAdder delayed = new java.util.concurrent.atomic.LongAdder();
     private final SplittableRandom random = new SplittableRandom();
     private volatile int delayMs;
     private volatile int jitterMs;
@@ -51,6 +52,11 @@ public final class SlowLink extends Protocol {
         return delayMs;
     }
 
+    /** Messages held back so far (each one sent while a delay was set, or queued behind one). */
+    public long delayed() {
+        return delayed.sum();
+    }
+
     @Override
     public Object down(Message msg) {
         int d = delayMs;
@@ -63,6 +69,7 @@ public final class SlowLink extends Protocol {
             extra = j > 0 ? random.nextInt(j + 1) : 0;
         }
         pending.incrementAndGet();
+        delayed.increment();
         queue.add(new Delayed(System.nanoTime() + (Math.max(0, d) + extra) * 1_000_000L, msg));
         return null;
     }

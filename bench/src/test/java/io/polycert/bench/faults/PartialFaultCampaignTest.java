@@ -12,9 +12,10 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The CI smoke version of the partial-replication campaign: short schedules against three member processes, each
- * a {@link io.polycert.kvstore.PartitionedStore} (degree 2, total order). Each must inject its fault for real,
- * recover, and end with no anomaly (history, audits, owners disagreeing) and no lost acknowledged commit.
+ * The CI smoke version of the partial-replication campaign: one short schedule of each fault type against three
+ * member processes, each a {@link io.polycert.kvstore.PartitionedStore} (degree 2, total order). Each must inject
+ * its fault for real, recover, and end with no anomaly (history, audits, ledger, owners disagreeing) and no lost
+ * acknowledged commit.
  */
 class PartialFaultCampaignTest {
     private static final FaultCampaign.Options OPTIONS = FaultCampaign.Options.defaults().withSeconds(8)
@@ -42,6 +43,27 @@ class PartialFaultCampaignTest {
     void partitionUnderTheAuditedBank(@TempDir Path dir) {
         ScheduleResult r = run(Type.PARTITION, "bank-audit", 22, dir);
         assertTrue(r.events().get(0).evidence().contains("installed a minority view"), r.events().get(0).evidence());
+    }
+
+    @Test
+    void messageLossUnderListAppend(@TempDir Path dir) {
+        ScheduleResult r = run(Type.LOSS, "list-append", 23, dir);
+        assertTrue(r.events().get(0).evidence().contains(" dropped "), r.events().get(0).evidence());
+        assertTrue(r.check().valid());
+    }
+
+    @Test
+    void aSlowMemberUnderTheAuditedBank(@TempDir Path dir) {
+        ScheduleResult r = run(Type.DELAY, "bank-audit", 24, dir);
+        assertTrue(r.events().get(0).evidence().contains(" delayed "), r.events().get(0).evidence());
+    }
+
+    /** A graceful leave, then a fresh process that joins while the others commit: keys move twice. */
+    @Test
+    void aLeaveAndAJoinUnderListAppend(@TempDir Path dir) {
+        ScheduleResult r = run(Type.JOIN, "list-append", 25, dir);
+        assertTrue(r.events().get(0).evidence().contains(" joined after "), r.events().get(0).evidence());
+        assertTrue(r.check().valid());
     }
 
     /**
