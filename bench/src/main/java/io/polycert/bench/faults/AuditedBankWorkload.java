@@ -53,6 +53,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
     private final LongAdder transfers = new LongAdder();
     private final LongAdder aborted = new LongAdder();
     private final LongAdder errors = new LongAdder();
+    private final int lies;
     /** Aborted transfers still to be recorded as committed ({@code lies}), and how many were. */
     private final java.util.concurrent.atomic.AtomicInteger liesLeft;
     private final LongAdder liesTold = new LongAdder();
@@ -70,6 +71,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
         if (lies < 0) {
             throw new IllegalArgumentException("lies must be 0 or more, was " + lies);
         }
+        this.lies = lies;
         this.liesLeft = new java.util.concurrent.atomic.AtomicInteger(lies);
         this.bank = new BankWorkload(accounts, readSet, 100, BankWorkload.Conflicts.RANDOM);
         this.accounts = accounts;
@@ -99,8 +101,8 @@ public final class AuditedBankWorkload implements FaultWorkload {
         if (historyDir != null) {
             p.put("history", historyDir.toString());
         }
-        if (liesLeft.get() > 0) {
-            p.put("lies", Integer.toString(liesLeft.get()));
+        if (lies > 0) {
+            p.put("lies", Integer.toString(lies));
         }
         return p;
     }
@@ -165,7 +167,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
         return sum;
     }
 
-    /** What a client does besides auditing: a transfer, the audit's read-only sum, every balance. */
+    /** What a client does: a transfer, and the audit's read-only sum. */
     private interface Accounts {
         /** Reads {@code readSet} consecutive accounts from {@code start}, then moves 1 from one to the other. */
         void transfer(int start, int from, int to);
@@ -282,7 +284,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
                 ledger.committed(seq); // the harness's own test: a lie the ledger check must catch
                 liesTold.increment();
             } else if (ledger != null) {
-                ledger.aborted(seq);
+                ledger.aborted(seq, e.abortCause().name());
             }
             throw e;
         } catch (RuntimeException e) { // it may have committed: only a read of the balances can tell

@@ -227,7 +227,8 @@ public final class FaultCampaign {
      *
      * @param replication how its members replicated ({@link Options#replicationLabel})
      * @param committed transactions committed (list-append: acknowledged operations; bank: acknowledged
-     *     transfers in every member process's ledger, killed ones too)
+     *     transfers in every member process's ledger, killed ones too, or, when the checks ended before the final
+     *     balances were read, the transfers of the member processes alive at the end)
      * @param byProtocol commits by NVC, BFC, VC at the members alive at the end
      * @param check the history check (list-append), or null
      * @param anomalies every anomaly, one line each (history anomalies, wrong audits, balances the transfer
@@ -479,6 +480,10 @@ public final class FaultCampaign {
         int restarts;
         /** The bank's final balances, read at one member once all agree (null until then, or for list-append). */
         long[] balances;
+        /** The bank's ledgers as they were just before the balances were read. */
+        Map<Path, List<String>> ledgers;
+        /** List-append: how many members were asked for a final read (0 until then). */
+        int finalReadsAsked;
 
         void anomaly(String line) {
             anomalies.add(line);
@@ -594,6 +599,10 @@ public final class FaultCampaign {
                     lost = check.lostAcknowledged();
                     anomalies(check);
                     note("checked " + check.describe().replace("\n", "\n            "));
+                    if (check.finals() != finalReadsAsked) { // an incomplete one is skipped: it would hide losses
+                        throw new IllegalStateException(finalReadsAsked + " members were asked for a final read, "
+                                + check.finals() + " wrote a complete one");
+                    }
                     long refused = h.ops().stream().filter(o -> o.outcome() == History.Outcome.ABORTED
                             && AbortCause.OWNERS_UNAVAILABLE.name().equals(o.cause())).count();
                     if (refused > 0) {
@@ -608,7 +617,7 @@ public final class FaultCampaign {
                     note("bank: " + totals[0] + " transfers at the members alive at the end, " + totals[2]
                             + " audits, " + badAudits.size() + " wrong totals");
                     if (balances != null) { // every incarnation's ledger, killed ones too
-                        TransferLedger.Check ledger = TransferLedger.check(dir, balances, BankWorkload.INITIAL);
+                        TransferLedger.Check ledger = TransferLedger.check(ledgers, balances, BankWorkload.INITIAL);
                         committed = ledger.committed();
                         aborted = ledger.aborted();
                         unknown = ledger.unknown();
@@ -1034,11 +1043,10 @@ public final class FaultCampaign {
                 cluster.command(i, "fault heal");
             }
             // Seen to take effect: messages dropped (loss) or held back (delay) at the members it hit.
-            boolean took = e.type() == Type.LOSS ? counters[0] + counters[2] > 0 : counters[4] > 0;
+            boolean took = e.type() == Type.LOSS ? counters[0] + counters[1] > 0 : counters[2] > 0;
             String evidence = "'" + command + "' at " + e.targets() + ": " + (e.type() == Type.LOSS
-                    ? "dropped " + counters[0] + " of " + counters[1] + " messages sent and " + counters[2] + " of "
-                            + counters[3] + " received"
-                    : "delayed " + counters[4] + " messages") + "; " + committedDuring + " commits in " + e.holdMs()
+                    ? "dropped " + counters[0] + " messages sent and " + counters[1] + " received"
+                    : "delayed " + counters[2] + " messages") + "; " + committedDuring + " commits in " + e.holdMs()
                     + " ms meanwhile";
             long reform = awaitReformed(heal, 60_000 + 3 * fd);
             long commit = awaitCommit(t, atTarget, heal, 60_000);
@@ -1047,7 +1055,7 @@ public final class FaultCampaign {
 
         /** The sum over {@code members} of their {@code fault counters}. */
         long[] counters(List<Integer> members) {
-            long[] sum = new long[5];
+            long[] sum = new long[3];
             for (int i : members) {
                 String[] c = cluster.command(i, "fault counters").trim().split(" ");
                 for (int k = 0; k < sum.length; k++) {
@@ -1076,7 +1084,7 @@ public final class FaultCampaign {
                 String inFlight = cluster.command(i, "workload quiesce 20000");
                 stuck[0] += Integer.parseInt(inFlight.trim());
                 String[] stats = cluster.command(i, "workload stats").trim().split(" ");
-                if (!listAppend) { // AUDITS BAD TRANSFERS ABORTED ERRORS INFLIGHT
+                if (!listAppend) { // AUDITS BAD TRANSFERS ABORTED ERRORS INFLIGHT LIES
                     totals[0] += Long.parseLong(stats[2]);
                     totals[1] += Long.parseLong(stats[3]);
                     totals[2] += Long.parseLong(stats[0]);
@@ -1120,12 +1128,14 @@ public final class FaultCampaign {
                 anomaly("members' state digests differ after applying everything: " + digests);
             }
             if (!listAppend) {
+                ledgers = TransferLedger.snapshot(dir); // first: a transfer still running stays unknown
                 String[] b = cluster.command(cluster.live().get(0), "workload balances").trim().split(" ");
                 balances = java.util.Arrays.stream(b).mapToLong(Long::parseLong).toArray();
             }
             if (listAppend) {
                 long maxKey = History.read(dir).maxKey();
                 List<String> finalDigests = new ArrayList<>();
+                finalReadsAsked = cluster.live().size();
                 for (int i : cluster.live()) {
                     Path file = dir.resolve("final-m" + i + "-p" + cluster.pid(i) + ".txt");
                     finalDigests.add(cluster.command(i, "workload final-read " + file + " " + maxKey).split(" ")[0]);

@@ -19,8 +19,8 @@ import java.util.stream.Stream;
  *
  * <p>One file per client thread ({@code bank-m<MEMBER>-p<PID>-t<THREAD>.ledger}), each line written with one
  * unbuffered write as it happens, so it survives SIGKILL: {@code I SEQ FROM TO} before the attempt, then
- * {@code C SEQ} (committed), {@code A SEQ} (aborted) or {@code U SEQ} (outcome unknown). An attempt with no
- * outcome line (its process was killed) is unknown.
+ * {@code C SEQ} (committed), {@code A SEQ CAUSE} (aborted, with its {@code AbortCause}) or {@code U SEQ} (outcome
+ * unknown). An attempt with no outcome line (its process was killed) is unknown.
  */
 final class TransferLedger implements AutoCloseable {
     private static final String SUFFIX = ".ledger";
@@ -44,8 +44,8 @@ final class TransferLedger implements AutoCloseable {
         write("C " + seq + "\n");
     }
 
-    void aborted(long seq) {
-        write("A " + seq + "\n");
+    void aborted(long seq, String cause) {
+        write("A " + seq + " " + cause + "\n");
     }
 
     void unknown(long seq) {
@@ -73,7 +73,7 @@ final class TransferLedger implements AutoCloseable {
 
         String describe() {
             return committed + " committed, " + aborted + " aborted, " + unknown + " unknown transfers; "
-                    + (problems.isEmpty() ? "every balance matches them" : problems.size() + " balances do not");
+                    + (problems.isEmpty() ? "every balance matches them" : problems.size() + " problems");
         }
     }
 
@@ -83,6 +83,23 @@ final class TransferLedger implements AutoCloseable {
      * minus those out of it, plus at most the unknown transfers into it and minus at most those out of it.
      */
     static Check check(Path dir, long[] balances, long initial) {
+        return check(snapshot(dir), balances, initial);
+    }
+
+    /**
+     * The complete lines of every ledger in {@code dir}, by file. Taken before the balances are read, it leaves a
+     * transfer still running then open (unknown), whatever it writes afterwards.
+     */
+    static Map<Path, List<String>> snapshot(Path dir) {
+        Map<Path, List<String>> lines = new java.util.TreeMap<>();
+        for (Path f : ledgers(dir)) {
+            lines.put(f, List.copyOf(History.completeLines(f)));
+        }
+        return lines;
+    }
+
+    /** {@link #check(Path, long[], long)} of a {@link #snapshot}. */
+    static Check check(Map<Path, List<String>> ledgers, long[] balances, long initial) {
         long[] committedNet = new long[balances.length];
         long[] unknownIn = new long[balances.length];
         long[] unknownOut = new long[balances.length];
@@ -90,9 +107,10 @@ final class TransferLedger implements AutoCloseable {
         long aborted = 0;
         long unknown = 0;
         List<String> problems = new ArrayList<>();
-        for (Path f : ledgers(dir)) {
+        for (Map.Entry<Path, List<String>> ledger : ledgers.entrySet()) {
+            Path f = ledger.getKey();
             Map<Long, int[]> open = new HashMap<>();
-            for (String line : History.completeLines(f)) {
+            for (String line : ledger.getValue()) {
                 if (line.isEmpty()) {
                     continue;
                 }

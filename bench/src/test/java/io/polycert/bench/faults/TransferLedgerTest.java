@@ -20,7 +20,7 @@ class TransferLedgerTest {
         try (TransferLedger a = new TransferLedger(dir, 0, 11, 0);
                 TransferLedger b = new TransferLedger(dir, 1, 12, 0)) {
             a.committed(a.invoke(0, 1));
-            a.aborted(a.invoke(1, 2));
+            a.aborted(a.invoke(1, 2), "CONFLICT");
             b.unknown(b.invoke(2, 0));
             b.invoke(0, 2);
         }
