@@ -337,9 +337,12 @@ class PartitionedStoreTest {
         ((JGroupsGroup) cut.group()).discard().discardAll(true);
         Await.until("the cut member in a minority view", () -> !cut.view().primary());
         TxMap<Integer, Long> bank = cut.map("bank");
+        long start = System.nanoTime();
         TransactionAbortedException refused = assertThrows(TransactionAbortedException.class,
                 () -> cut.atomic(() -> bank.put(0, 7L)));
+        long tookMs = (System.nanoTime() - start) / 1_000_000;
         assertEquals(AbortCause.NOT_IN_MAJORITY, refused.abortCause(), refused.toString());
+        assertTrue(tookMs < 5_000, "refused only after " + tookMs + " ms"); // no waiting for a placement first
         ((JGroupsGroup) cut.group()).discard().discardAll(false);
         Await.until("one view of three again", () -> cluster.members.stream().allMatch(m -> m.view().primary()
                 && m.view().size() == 3));
