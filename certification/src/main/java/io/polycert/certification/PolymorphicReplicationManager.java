@@ -28,6 +28,7 @@ import io.polycert.oracle.TransactionProfile;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -43,6 +44,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.zip.CRC32C;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
@@ -92,7 +94,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      * first, so one of another format is refused there, both formats named, instead of misreading commits and
      * diverging. (Founders started together exchange no state: they must run the same build.)
      */
-    private static final int STATE_FORMAT = 5;
+    private static final int STATE_FORMAT = 6;
     private static final int REMEMBERED_DECISIONS = 100_000;
     private static final byte[] NO_GOSSIP = new byte[0];
     /**
@@ -1127,18 +1129,38 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         o.writeVarInt(decided.size());
         decided.forEach((origin, txId, commit) -> o.writeLong(origin.high()).writeLong(origin.low())
                 .writeString(origin.name()).writeVarLong(txId).writeBoolean(commit));
-        out.write(o.toByteArray());
+        byte[] state = o.toByteArray();
+        out.write(state);
+        out.write(ByteBuffer.allocate(4).putInt(checksum(state, state.length)).array());
+    }
+
+    /**
+     * CRC32C of the state's first {@code length} bytes: it ends the state, so a copy damaged on its way is refused
+     * before anything of it is installed (a flipped bit in a value would otherwise decode, and install, as another
+     * value).
+     */
+    private static int checksum(byte[] state, int length) {
+        CRC32C crc = new CRC32C();
+        crc.update(state, 0, length);
+        return (int) crc.getValue();
     }
 
     @Override
     public void readState(InputStream in) throws IOException {
-        byte[] bytes = in.readAllBytes();
-        ValueInput header = new ValueInput(codec, bytes, id -> null);
-        int format = header.readVarInt();
-        if (format != STATE_FORMAT) {
+        byte[] received = in.readAllBytes();
+        int format = new ValueInput(codec, received, id -> null).readVarInt();
+        if (format != STATE_FORMAT) { // first: another build's state is named as such, not as damaged
             throw new IOException("unknown state format " + format + " (this replica reads " + STATE_FORMAT
                     + "): are all replicas on the same PolyCert version?");
         }
+        if (received.length < 5 || ByteBuffer.wrap(received, received.length - 4, 4).getInt()
+                != checksum(received, received.length - 4)) {
+            throw new IOException("the transferred state is damaged: its checksum does not match (" + received.length
+                    + " bytes); nothing of it was installed");
+        }
+        byte[] bytes = Arrays.copyOf(received, received.length - 4);
+        ValueInput header = new ValueInput(codec, bytes, id -> null);
+        header.readVarInt(); // the format, checked above
         checkJoinerRegistrations(header);
         long version = header.readVarLong();
         int n = header.readLength(8);
