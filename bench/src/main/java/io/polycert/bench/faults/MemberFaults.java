@@ -164,15 +164,20 @@ public final class MemberFaults implements AutoCloseable {
 
     /** One of DISCARD's counts of dropped messages, as its stats report it. */
     private long dropped(String attribute) {
-        Object v = discard.getProtocolStack().dumpStats(discard.getName(), List.of(attribute))
-                .getOrDefault(discard.getName(), Map.of()).get(attribute);
-        if (v instanceof Number n) {
+        return count(attribute, discard.getProtocolStack().dumpStats(discard.getName(), List.of(attribute))
+                .getOrDefault(discard.getName(), Map.of()).get(attribute));
+    }
+
+    /** A count JGroups reports: a number, or text grouped by the locale ("5,314"; a campaign met it at 1,000). */
+    static long count(String attribute, Object reported) {
+        if (reported instanceof Number n) {
             return n.longValue();
         }
-        try { // JGroups reports attributes as text
-            return Long.parseLong(String.valueOf(v).trim());
+        try {
+            return Long.parseLong(String.valueOf(reported).replaceAll("[^0-9]", ""));
         } catch (NumberFormatException e) {
-            throw new IllegalStateException("DISCARD reports no count " + attribute + " (JGroups changed?): " + v);
+            throw new IllegalStateException("DISCARD reports no count " + attribute + " (JGroups changed?): "
+                    + reported);
         }
     }
 
