@@ -167,73 +167,50 @@ public final class AuditedBankWorkload implements FaultWorkload {
         return sum;
     }
 
-    /** What a client does: a transfer, and the audit's read-only sum. */
-    private interface Accounts {
-        /** Reads {@code readSet} consecutive accounts from {@code start}, then moves 1 from one to the other. */
-        void transfer(int start, int from, int to);
+    /**
+     * The accounts as registers of {@code store}: over full replication the {@link BankWorkload}'s box array, over
+     * partial replication the registers {@code bank-I}.
+     */
+    private List<Register<Long>> accounts(FaultStore store) {
+        if (!(store instanceof ReplicaFaultStore full)) {
+            return registers(store);
+        }
+        List<Register<Long>> all = new ArrayList<>();
+        for (VBox<Long> box : bank.accountsAt(full.replica())) {
+            all.add(new Register<Long>() {
+                @Override
+                public Long get() {
+                    return box.get();
+                }
 
-        long total();
+                @Override
+                public void put(Long value) {
+                    box.put(value);
+                }
+            });
+        }
+        return all;
     }
 
-    /** Full replication: the {@link BankWorkload}'s box array; each transfer is one attempt, as over partial. */
-    private Accounts fullAccounts(ReplicaFaultStore store) {
-        VBox<Long>[] all = bank.accountsAt(store.replica());
-        return new Accounts() {
-            @Override
-            public void transfer(int start, int from, int to) {
-                store.attempt(() -> {
-                    for (int i = 0; i < readSet; i++) { // the read-set, as in BankWorkload
-                        all[(start + i) % accounts].get();
-                    }
-                    all[from].put(all[from].get() - 1);
-                    all[to].put(all[to].get() + 1);
-                    return null;
-                });
+    /** One attempt: reads {@code readSet} consecutive accounts from {@code start}, then moves 1 from one to another. */
+    private void transfer(FaultStore store, List<Register<Long>> all, int start, int from, int to) {
+        store.attempt(() -> {
+            for (int i = 0; i < readSet; i++) { // the read-set, as in BankWorkload
+                all.get((start + i) % accounts).get();
             }
-
-            @Override
-            public long total() {
-                return store.readOnly(() -> {
-                    long sum = 0;
-                    for (VBox<Long> b : all) {
-                        sum += b.get();
-                    }
-                    return sum;
-                });
-            }
-        };
-    }
-
-    private Accounts partialAccounts(FaultStore store) {
-        List<Register<Long>> all = registers(store);
-        return new Accounts() {
-            @Override
-            public void transfer(int start, int from, int to) {
-                store.attempt(() -> {
-                    for (int i = 0; i < readSet; i++) {
-                        all.get((start + i) % accounts).get();
-                    }
-                    Register<Long> a = all.get(from);
-                    a.put(a.get() - 1);
-                    Register<Long> b = all.get(to);
-                    b.put(b.get() + 1);
-                    return null;
-                });
-            }
-
-            @Override
-            public long total() {
-                return store.readOnly(() -> sum(all));
-            }
-        };
+            Register<Long> a = all.get(from);
+            a.put(a.get() - 1);
+            Register<Long> b = all.get(to);
+            b.put(b.get() + 1);
+            return null;
+        });
     }
 
     @Override
     public Client client(FaultStore store, Slot slot) {
         SplittableRandom random = new SplittableRandom(slot.seed() ^ 0x5DEECE66DL);
         SplittableRandom draws = new SplittableRandom(slot.seed());
-        Accounts bankAccounts = store instanceof ReplicaFaultStore full ? fullAccounts(full)
-                : partialAccounts(store);
+        List<Register<Long>> all = accounts(store);
         TransferLedger ledger = historyDir == null ? null : new TransferLedger(historyDir,
                 member >= 0 ? member : slot.member(), ProcessHandle.current().pid(), slot.thread());
         long expected = BankWorkload.INITIAL * accounts;
@@ -245,14 +222,14 @@ public final class AuditedBankWorkload implements FaultWorkload {
             gate.enter();
             try {
                 if (random.nextInt(100) < auditPercent) {
-                    long total = bankAccounts.total();
+                    long total = store.readOnly(() -> sum(all));
                     audits.increment();
                     if (total != expected) {
                         badAudit(total, expected);
                     }
                     return "audit";
                 }
-                transfer(bankAccounts, ledger, draws.nextInt(accounts), draws.nextInt(accounts),
+                recordedTransfer(store, all, ledger, draws.nextInt(accounts), draws.nextInt(accounts),
                         draws.nextInt(accounts));
                 return "transfer";
             } catch (TransactionAbortedException e) {
@@ -275,10 +252,11 @@ public final class AuditedBankWorkload implements FaultWorkload {
     }
 
     /** One transfer attempt, written to the ledger before it starts and once it has ended. */
-    private void transfer(Accounts bankAccounts, TransferLedger ledger, int start, int from, int to) {
+    private void recordedTransfer(FaultStore store, List<Register<Long>> all, TransferLedger ledger, int start,
+            int from, int to) {
         long seq = ledger == null ? 0 : ledger.invoke(from, to);
         try {
-            bankAccounts.transfer(start, from, to);
+            transfer(store, all, start, from, to);
         } catch (TransactionAbortedException e) {
             if (ledger != null && liesLeft.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
                 ledger.committed(seq); // the harness's own test: a lie the ledger check must catch
@@ -377,18 +355,11 @@ public final class AuditedBankWorkload implements FaultWorkload {
 
     /** Every account's balance, read in one read-only transaction through this member. */
     private long[] balances(FaultStore store) {
-        java.util.function.IntFunction<Long> account;
-        if (store instanceof ReplicaFaultStore full) {
-            VBox<Long>[] boxes = bank.accountsAt(full.replica());
-            account = i -> boxes[i].get();
-        } else {
-            List<Register<Long>> all = registers(store);
-            account = i -> all.get(i).get();
-        }
+        List<Register<Long>> all = accounts(store);
         return store.untilCommitted(true, 100, () -> {
             long[] b = new long[accounts];
             for (int i = 0; i < accounts; i++) {
-                Long v = account.apply(i);
+                Long v = all.get(i).get();
                 if (v == null) {
                     throw new IllegalStateException("account " + i + " is missing at " + store.self());
                 }
