@@ -1147,20 +1147,18 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
 
     @Override
     public void readState(InputStream in) throws IOException {
-        byte[] received = in.readAllBytes();
-        int format = new ValueInput(codec, received, id -> null).readVarInt();
+        byte[] bytes = in.readAllBytes();
+        ValueInput header = new ValueInput(codec, bytes, id -> null);
+        int format = header.readVarInt();
         if (format != STATE_FORMAT) { // first: another build's state is named as such, not as damaged
             throw new IOException("unknown state format " + format + " (this replica reads " + STATE_FORMAT
                     + "): are all replicas on the same PolyCert version?");
         }
-        if (received.length < 5 || ByteBuffer.wrap(received, received.length - 4, 4).getInt()
-                != checksum(received, received.length - 4)) {
-            throw new IOException("the transferred state is damaged: its checksum does not match (" + received.length
+        int end = bytes.length - 4; // the checksum's place
+        if (end < 1 || ByteBuffer.wrap(bytes, end, 4).getInt() != checksum(bytes, end)) {
+            throw new IOException("the transferred state is damaged: its checksum does not match (" + bytes.length
                     + " bytes); nothing of it was installed");
         }
-        byte[] bytes = Arrays.copyOf(received, received.length - 4);
-        ValueInput header = new ValueInput(codec, bytes, id -> null);
-        header.readVarInt(); // the format, checked above
         checkJoinerRegistrations(header);
         long version = header.readVarLong();
         int n = header.readLength(8);
@@ -1169,7 +1167,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             installed[i] = boxes.findOrCreate(header.readLong(), log::createBox);
         }
         int valuesAt = bytes.length - header.remaining();
-        ValueInput in2 = new ValueInput(codec, bytes, valuesAt, bytes.length - valuesAt,
+        ValueInput in2 = new ValueInput(codec, bytes, valuesAt, end - valuesAt,
                 id -> boxes.findOrCreate(id, log::createBox));
         Object[] values = new Object[n];
         for (int i = 0; i < n; i++) {

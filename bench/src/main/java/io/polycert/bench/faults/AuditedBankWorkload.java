@@ -177,17 +177,7 @@ public final class AuditedBankWorkload implements FaultWorkload {
         }
         List<Register<Long>> all = new ArrayList<>();
         for (VBox<Long> box : bank.accountsAt(full.replica())) {
-            all.add(new Register<Long>() {
-                @Override
-                public Long get() {
-                    return box.get();
-                }
-
-                @Override
-                public void put(Long value) {
-                    box.put(value);
-                }
-            });
+            all.add(ReplicaFaultStore.register(box));
         }
         return all;
     }

@@ -47,7 +47,11 @@ public final class ReplicaFaultStore implements FaultStore {
 
     @Override
     public <V> Register<V> register(String name) {
-        VBox<V> box = replica.root(name);
+        return register(replica.<V>root(name));
+    }
+
+    /** A box of the replica as a register. */
+    static <V> Register<V> register(VBox<V> box) {
         return new Register<V>() {
             @Override
             public V get() {

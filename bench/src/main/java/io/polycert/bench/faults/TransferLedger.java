@@ -36,24 +36,20 @@ final class TransferLedger implements AutoCloseable {
     /** Records a transfer of 1 from {@code from} to {@code to} about to be attempted; returns its number. */
     long invoke(int from, int to) {
         long seq = ++sequence;
-        write("I " + seq + " " + from + " " + to + "\n");
+        out.write("I " + seq + " " + from + " " + to + "\n");
         return seq;
     }
 
     void committed(long seq) {
-        write("C " + seq + "\n");
+        out.write("C " + seq + "\n");
     }
 
     void aborted(long seq, String cause) {
-        write("A " + seq + " " + cause + "\n");
+        out.write("A " + seq + " " + cause + "\n");
     }
 
     void unknown(long seq) {
-        write("U " + seq + "\n");
-    }
-
-    private void write(String line) {
-        out.write(line);
+        out.write("U " + seq + "\n");
     }
 
     @Override
