@@ -243,7 +243,7 @@ final class AtomicBroadcast {
             ValueOutput out = Wire.out(MessageType.DATA, p.payload.length + 48);
             ballot.writeTag(out); // a coordinator orders only what was sent to it under its own epoch: see onData
             out.writeVarLong(p.originSeq).writeByte(p.kind).writeBytes(p.payload);
-            engine.transport.send(installedView.coordinator(), out.toByteArray());
+            engine.sendTo(installedView.coordinator(), out.toByteArray());
         }
     }
 
@@ -383,7 +383,7 @@ final class AtomicBroadcast {
         ballot.writeTag(out);
         byte[] ack = out.writeVarLong(ackSent).toByteArray();
         if (toCoordinatorOnly) {
-            engine.transport.send(installedView.coordinator(), ack);
+            engine.sendTo(installedView.coordinator(), ack);
         } else {
             ackMulticastUpTo = ackSent;
             bytesSinceAckMulticast = 0;
@@ -665,7 +665,7 @@ final class AtomicBroadcast {
         TransportView tv = engine.transportView();
         if (tv != null && tv.sameAs(viewId, creator)) {
             if (from.equals(tv.coordinator())) {
-                engine.transport.send(from, recoverState(viewId, creator, tv.members()));
+                engine.sendTo(from, recoverState(viewId, creator, tv.members()));
             }
         } else if ((tv == null || viewId > tv.id()) && requestsForLaterViews.size() < 16) {
             requestsForLaterViews.add(new Object[] {from, viewId, creator}); // we will see that view soon
@@ -1069,7 +1069,7 @@ final class AtomicBroadcast {
             out.writeVarLong(e).writeVarLong(marker).writeVarInt(i).writeVarInt(chunks);
             out.writeBytes(i == 0 ? dedupe : new byte[0]);
             out.writeVarInt(len).writeRaw(state, from, len);
-            engine.transport.send(joiner, out.toByteArray());
+            engine.sendTo(joiner, out.toByteArray());
         }
     }
 

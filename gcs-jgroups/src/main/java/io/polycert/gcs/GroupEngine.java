@@ -1,10 +1,15 @@
 package io.polycert.gcs;
 
+import io.polycert.core.codec.CodecException;
 import io.polycert.core.codec.ValueInput;
 import io.polycert.core.codec.ValueOutput;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
+import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
 import java.util.concurrent.Executor;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -47,6 +52,24 @@ final class GroupEngine {
     private final LongAdder multicastWaitNanos = new LongAdder();
     private volatile int undelivered;
     private volatile IntConsumer onOwnDelivered = bytes -> { };
+    /**
+     * Point-to-point messages to other members, held until the burst of events is over ({@link #flush()}), when
+     * each destination's go out as one transport message: a vote, a proposal and a final timestamp bound for one
+     * member then cost one trip through the stack, not three. Insertion-ordered, so what goes to one member keeps
+     * its order (the transport is FIFO per pair).
+     */
+    private final Map<MemberId, Outgoing> outbox = new LinkedHashMap<>();
+
+    /** The messages held for one destination. */
+    private static final class Outgoing {
+        final List<byte[]> messages = new ArrayList<>(4);
+        int bytes;
+    }
+
+    /** A batch holds at most this many bytes of messages; a larger message travels alone. */
+    static final int MAX_BATCH_BYTES = 64 * 1024;
+    /** How many messages a batch may hold: a bound for the receiver, which trusts no count it is sent. */
+    static final int MAX_BATCH_MESSAGES = 4096;
 
     GroupEngine(MemberId self, Transport transport, DeliverySink sink, Settings settings, Executor engineThread) {
         this.self = self;
@@ -84,6 +107,7 @@ final class GroupEngine {
             ValueInput in = Wire.in(message);
             byte type = in.readByte();
             switch (type) {
+                case MessageType.BATCH -> onBatch(from, in);
                 case MessageType.DATA -> ab.onData(from, in);
                 case MessageType.ORDER -> ab.onOrder(from, in);
                 case MessageType.ACK -> ab.onAck(from, in);
@@ -104,11 +128,33 @@ final class GroupEngine {
                     countDelivery(payload.length);
                     sink.direct(from, payload);
                 }
-                default -> throw new io.polycert.core.codec.CodecException("unknown message type " + type);
+                default -> throw new CodecException("unknown message type " + type);
             }
         } catch (RuntimeException e) {
             dropped.increment();
             log.dropped("a message of " + message.length + " bytes from " + from, e);
+        }
+    }
+
+    /**
+     * The messages of a batch, each handled as if it had come alone (one that cannot be decoded is dropped on its
+     * own). A batch inside a batch is refused: the sender never builds one.
+     */
+    private void onBatch(MemberId from, ValueInput in) {
+        int n = in.readLength(2);
+        if (n > MAX_BATCH_MESSAGES) {
+            throw new CodecException("a batch of " + n + " messages");
+        }
+        byte[][] messages = new byte[n][];
+        for (int i = 0; i < n; i++) {
+            messages[i] = in.readBytes();
+            if (messages[i].length == 0 || messages[i][0] == MessageType.BATCH) {
+                throw new CodecException("an empty message or a batch inside a batch");
+            }
+        }
+        in.expectEnd();
+        for (byte[] m : messages) {
+            onMessage(from, m);
         }
     }
 
@@ -124,7 +170,60 @@ final class GroupEngine {
     void flush() {
         ab.flush();
         urb.flush();
+        flushOutbox();
         undelivered = ab.undelivered();
+    }
+
+    /**
+     * Sends a point-to-point message at the next {@link #flush()}. Messages to this member itself go at once:
+     * they never touch the transport's stack, and their order among themselves is kept either way.
+     */
+    void sendTo(MemberId to, byte[] message) {
+        if (to.equals(self)) {
+            transport.send(to, message);
+            return;
+        }
+        Outgoing o = outbox.get(to);
+        if (message.length >= MAX_BATCH_BYTES) {
+            if (o != null) {
+                flushTo(to, outbox.remove(to)); // what was queued before it goes first
+            }
+            transport.send(to, message);
+            return;
+        }
+        if (o == null) {
+            o = new Outgoing();
+            outbox.put(to, o);
+        } else if (o.bytes + message.length > MAX_BATCH_BYTES || o.messages.size() == MAX_BATCH_MESSAGES) {
+            flushTo(to, o);
+            o = new Outgoing();
+            outbox.put(to, o);
+        }
+        o.messages.add(message);
+        o.bytes += message.length;
+    }
+
+    private void flushOutbox() {
+        if (outbox.isEmpty()) {
+            return;
+        }
+        for (Map.Entry<MemberId, Outgoing> e : outbox.entrySet()) {
+            flushTo(e.getKey(), e.getValue());
+        }
+        outbox.clear();
+    }
+
+    private void flushTo(MemberId to, Outgoing o) {
+        if (o.messages.size() == 1) {
+            transport.send(to, o.messages.get(0));
+            return;
+        }
+        ValueOutput out = Wire.out(MessageType.BATCH, o.bytes + 5 * o.messages.size() + 8);
+        out.writeVarInt(o.messages.size());
+        for (byte[] m : o.messages) {
+            out.writeBytes(m);
+        }
+        transport.send(to, out.toByteArray());
     }
 
     // ---- local calls (engine thread) --------------------------------------------------------------------
@@ -149,7 +248,7 @@ final class GroupEngine {
         bytesSent.add(payload.length);
         ValueOutput out = Wire.out(MessageType.DIRECT, payload.length + 8);
         out.writeBytes(payload);
-        transport.send(to, out.toByteArray());
+        sendTo(to, out.toByteArray());
     }
 
     // ---- hooks from the layers ------------------------------------------------------------------------

@@ -19,6 +19,8 @@ final class MessageType {
     /** Recovery messages, which every member exchanges at every view change: they lead with {@link Wire#FORMAT}. */
     static final byte RECOVER_REQUEST = 15;
     static final byte RECOVER_STATE = 16;
+    /** Several point-to-point messages to one member, sent together at the end of a burst of events. */
+    static final byte BATCH = 17;
 
     /** Kinds of entries in the total order. */
     static final byte ENTRY_APP = 0;

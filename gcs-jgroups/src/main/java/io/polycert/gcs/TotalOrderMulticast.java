@@ -189,7 +189,7 @@ final class TotalOrderMulticast {
         out.writeBytes(payload);
         byte[] bytes = out.toByteArray();
         for (MemberId d : dests) {
-            engine.transport.send(d, bytes);
+            engine.sendTo(d, bytes);
         }
     }
 
@@ -233,12 +233,12 @@ final class TotalOrderMulticast {
             return;
         }
         if (variant == Variant.COORDINATED) {
-            engine.transport.send(id.origin, propose(MessageType.TOM_PROPOSE, id, m.ts));
+            engine.sendTo(id.origin, propose(MessageType.TOM_PROPOSE, id, m.ts));
         } else {
             byte[] proposal = propose(MessageType.TOM_PROPOSE, id, m.ts);
             for (MemberId d : dests) {
                 if (!d.equals(engine.self)) {
-                    engine.transport.send(d, proposal);
+                    engine.sendTo(d, proposal);
                 }
             }
             m.proposals.put(engine.self, m.ts);
@@ -280,7 +280,7 @@ final class TotalOrderMulticast {
                 long max = c.proposals.values().stream().mapToLong(Long::longValue).max().orElseThrow();
                 byte[] fin = propose(MessageType.TOM_FINAL, id, max);
                 for (MemberId d : c.destinations) {
-                    engine.transport.send(d, fin);
+                    engine.sendTo(d, fin);
                 }
             }
             return;

@@ -20,9 +20,10 @@ final class Wire {
      * The group layer's wire format. Raise it with any change to the layout of any message of this package. Every
      * recovery message (exchanged at each view change, so by every joiner) leads with it, so members of builds
      * that would misread each other are told so, both formats named, instead of diverging. Format 1 is the first
-     * numbered one; builds before it sent their recovery messages under other type numbers, recognized too.
+     * numbered one; builds before it sent their recovery messages under other type numbers, recognized too. Format 2
+     * added {@link MessageType#BATCH}.
      */
-    static final int FORMAT = 1;
+    static final int FORMAT = 2;
     static final int MAX_NAME = 256;
 
     private Wire() {

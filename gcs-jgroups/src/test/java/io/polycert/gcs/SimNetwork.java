@@ -29,6 +29,8 @@ final class SimNetwork {
     final Map<Byte, Long> bytesSent = new HashMap<>();
     /** Messages sent so far, by type, sender and receiver ("ACK B>A" style keys come from {@link #sent}). */
     final Map<String, Integer> messagesSent = new HashMap<>();
+    /** Batches sent (their messages are counted in {@link #messagesSent} and {@link #bytesSent} by their own type). */
+    int batchesSent;
 
     SimNetwork(long seed, Settings settings) {
         this.random = new Random(seed);
@@ -77,6 +79,19 @@ final class SimNetwork {
                 return;
             }
             channel(index, target.index).add(message);
+            if (message[0] == MessageType.BATCH) {
+                batchesSent++;
+                io.polycert.core.codec.ValueInput in = Wire.in(message);
+                in.readByte();
+                for (int i = in.readVarInt(); i > 0; i--) {
+                    count(in.readBytes(), to); // the counts are by the messages' own types, batched or not
+                }
+            } else {
+                count(message, to);
+            }
+        }
+
+        private void count(byte[] message, MemberId to) {
             bytesSent.merge(message[0], (long) message.length, Long::sum);
             messagesSent.merge(message[0] + " " + id + ">" + to, 1, Integer::sum);
         }

@@ -24,7 +24,10 @@ public interface GroupStatistics {
     /** Messages dropped because they were malformed or came from outside the view. */
     long droppedMessages();
 
-    /** Protocol messages this member handed to the network (a multicast counts once). */
+    /**
+     * Messages this member handed to the network (a multicast counts once, and so does a batch of point-to-point
+     * messages to one member, however many it holds).
+     */
     long messagesSent();
 
     /** Total-order multicast messages delivered to this member. */
