@@ -7,6 +7,7 @@ import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -63,11 +64,19 @@ final class GroupEngine {
     /** The messages held for one destination. */
     private static final class Outgoing {
         final List<byte[]> messages = new ArrayList<>(4);
-        int bytes;
+        /** The encoded batch's size so far: its type and count (at most four bytes), then each message framed. */
+        int bytes = 4;
     }
 
-    /** A batch holds at most this many bytes of messages; a larger message travels alone. */
-    static final int MAX_BATCH_BYTES = 64 * 1024;
+    /**
+     * A batch is at most this many bytes, framing included: under the fragment size of the stacks (FRAG4's
+     * 60,000 by default), as the atomic broadcast's batches are. A message this large or larger travels alone.
+     */
+    static final int MAX_BATCH_BYTES = 60_000;
+    /** What a batch adds to a message: its length, at most three bytes for one under MAX_BATCH_BYTES. */
+    private static final int FRAMING = 3;
+    /** The messages sent inside batches beyond the first of each, so protocol messages can still be counted. */
+    private final LongAdder batchedBeyondOne = new LongAdder();
     /** How many messages a batch may hold: a bound for the receiver, which trusts no count it is sent. */
     static final int MAX_BATCH_MESSAGES = 4096;
 
@@ -168,10 +177,15 @@ final class GroupEngine {
     }
 
     void flush() {
-        ab.flush();
-        urb.flush();
-        flushOutbox();
-        undelivered = ab.undelivered();
+        try {
+            ab.flush();
+            urb.flush();
+        } finally {
+            // Whatever the broadcasts' flush ran into, what waits for other members goes: a failure there must not
+            // hold up point-to-point traffic (Skeen's messages, votes) until the next burst.
+            flushOutbox();
+            undelivered = ab.undelivered();
+        }
     }
 
     /**
@@ -184,7 +198,7 @@ final class GroupEngine {
             return;
         }
         Outgoing o = outbox.get(to);
-        if (message.length >= MAX_BATCH_BYTES) {
+        if (message.length + FRAMING + 4 > MAX_BATCH_BYTES) {
             if (o != null) {
                 flushTo(to, outbox.remove(to)); // what was queued before it goes first
             }
@@ -194,23 +208,30 @@ final class GroupEngine {
         if (o == null) {
             o = new Outgoing();
             outbox.put(to, o);
-        } else if (o.bytes + message.length > MAX_BATCH_BYTES || o.messages.size() == MAX_BATCH_MESSAGES) {
+        } else if (o.bytes + message.length + FRAMING > MAX_BATCH_BYTES
+                || o.messages.size() == MAX_BATCH_MESSAGES) {
             flushTo(to, o);
             o = new Outgoing();
             outbox.put(to, o);
         }
         o.messages.add(message);
-        o.bytes += message.length;
+        o.bytes += message.length + FRAMING;
+    }
+
+    /** Messages sent inside batches beyond the first of each (any thread). */
+    long batchedBeyondOne() {
+        return batchedBeyondOne.sum();
     }
 
     private void flushOutbox() {
         if (outbox.isEmpty()) {
             return;
         }
-        for (Map.Entry<MemberId, Outgoing> e : outbox.entrySet()) {
+        for (Iterator<Map.Entry<MemberId, Outgoing>> it = outbox.entrySet().iterator(); it.hasNext(); ) {
+            Map.Entry<MemberId, Outgoing> e = it.next();
+            it.remove(); // before sending: a send that throws must not leave it to go out twice
             flushTo(e.getKey(), e.getValue());
         }
-        outbox.clear();
     }
 
     private void flushTo(MemberId to, Outgoing o) {
@@ -218,7 +239,8 @@ final class GroupEngine {
             transport.send(to, o.messages.get(0));
             return;
         }
-        ValueOutput out = Wire.out(MessageType.BATCH, o.bytes + 5 * o.messages.size() + 8);
+        batchedBeyondOne.add(o.messages.size() - 1);
+        ValueOutput out = Wire.out(MessageType.BATCH, o.bytes);
         out.writeVarInt(o.messages.size());
         for (byte[] m : o.messages) {
             out.writeBytes(m);

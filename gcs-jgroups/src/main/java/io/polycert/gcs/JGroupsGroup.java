@@ -297,6 +297,11 @@ public final class JGroupsGroup implements GroupMember {
             }
 
             @Override
+            public long protocolMessagesSent() {
+                return transport.messagesSent() + e.batchedBeyondOne();
+            }
+
+            @Override
             public long multicastDeliveries() {
                 return e.multicastDeliveries();
             }

@@ -111,13 +111,31 @@ class PointToPointBatchTest {
         }
         a.engine.flush();
         List<byte[]> sent = net.intercept(a, b);
-        int messages = 0;
+        assertEquals(4, sent.size(), "five messages of 10 KiB to a batch of at most 60,000 bytes");
         for (byte[] m : sent) {
-            assertTrue(m.length <= GroupEngine.MAX_BATCH_BYTES + 1024, "a batch of " + m.length + " bytes");
-            messages += unpack(m).size();
+            assertEquals(MessageType.BATCH, m[0]);
+            assertTrue(m.length <= GroupEngine.MAX_BATCH_BYTES, "a batch of " + m.length + " bytes");
+            assertEquals(5, unpack(m).size());
         }
-        assertEquals(20, messages);
-        assertTrue(sent.size() >= 4, sent.size() + " batches for 200 KiB");
+        // Small messages: bounded by count.
+        for (int i = 0; i < GroupEngine.MAX_BATCH_MESSAGES + 100; i++) {
+            a.engine.send(b.id, new byte[] {(byte) i});
+        }
+        a.engine.flush();
+        sent = net.intercept(a, b);
+        assertEquals(2, sent.size());
+        assertEquals(GroupEngine.MAX_BATCH_MESSAGES, unpack(sent.get(0)).size());
+        assertEquals(100, unpack(sent.get(1)).size());
+    }
+
+    @Test
+    void messagesToItselfGoAtOnce() {
+        SimNetwork net = SimNetwork.founded(6, 2);
+        SimNetwork.Node a = net.nodes.get(0);
+        a.engine.send(a.id, utf8("self"));
+        List<byte[]> sent = net.intercept(a, a);
+        assertEquals(1, sent.size(), "before any flush");
+        assertEquals(MessageType.DIRECT, sent.get(0)[0]);
     }
 
     @Test

@@ -108,7 +108,7 @@ public final class MulticastBenchmark {
             long deliveredBefore = 0;
             for (Member m : members) {
                 m.latency.reset();
-                sentBefore += m.group.statistics().messagesSent();
+                sentBefore += m.group.statistics().protocolMessagesSent();
                 deliveredBefore += m.own;
             }
             long start = System.nanoTime();
@@ -118,7 +118,7 @@ public final class MulticastBenchmark {
             long multicasts = 0;
             Histogram merged = new Histogram(3);
             for (Member m : members) {
-                sent += m.group.statistics().messagesSent();
+                sent += m.group.statistics().protocolMessagesSent();
                 multicasts += m.own;
                 merged.add(m.latency);
             }

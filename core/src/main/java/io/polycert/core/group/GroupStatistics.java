@@ -30,6 +30,14 @@ public interface GroupStatistics {
      */
     long messagesSent();
 
+    /**
+     * Protocol messages this member sent, each message of a batch counted ({@link #messagesSent()} counts the
+     * batch once); the same as {@link #messagesSent()} for a group that does not batch.
+     */
+    default long protocolMessagesSent() {
+        return messagesSent();
+    }
+
     /** Total-order multicast messages delivered to this member. */
     long multicastDeliveries();
 
