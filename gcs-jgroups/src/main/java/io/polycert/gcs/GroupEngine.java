@@ -147,9 +147,19 @@ final class GroupEngine {
 
     /**
      * The messages of a batch, each handled as if it had come alone (one that cannot be decoded is dropped on its
-     * own). A batch inside a batch is refused: the sender never builds one.
+     * own).
      */
     private void onBatch(MemberId from, ValueInput in) {
+        for (byte[] m : batchMessages(in)) {
+            onMessage(from, m);
+        }
+    }
+
+    /**
+     * The messages of a batch whose type byte {@code in} has consumed, all decoded before any is handled, so a
+     * malformed batch is dropped whole. A batch inside a batch is refused: the sender never builds one.
+     */
+    static byte[][] batchMessages(ValueInput in) {
         int n = in.readLength(2);
         if (n > MAX_BATCH_MESSAGES) {
             throw new CodecException("a batch of " + n + " messages");
@@ -162,9 +172,7 @@ final class GroupEngine {
             }
         }
         in.expectEnd();
-        for (byte[] m : messages) {
-            onMessage(from, m);
-        }
+        return messages;
     }
 
     void onView(TransportView view) {

@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 import io.polycert.core.codec.ValueInput;
 import io.polycert.core.codec.ValueOutput;
 import java.nio.charset.StandardCharsets;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -31,12 +30,7 @@ class PointToPointBatchTest {
         }
         ValueInput in = Wire.in(message);
         in.readByte();
-        List<byte[]> out = new ArrayList<>();
-        for (int i = in.readVarInt(); i > 0; i--) {
-            out.add(in.readBytes());
-        }
-        in.expectEnd();
-        return out;
+        return List.of(GroupEngine.batchMessages(in));
     }
 
     private static byte[] batch(byte[]... messages) {

@@ -83,8 +83,8 @@ final class SimNetwork {
                 batchesSent++;
                 io.polycert.core.codec.ValueInput in = Wire.in(message);
                 in.readByte();
-                for (int i = in.readVarInt(); i > 0; i--) {
-                    count(in.readBytes(), to); // the counts are by the messages' own types, batched or not
+                for (byte[] m : GroupEngine.batchMessages(in)) {
+                    count(m, to); // the counts are by the messages' own types, batched or not
                 }
             } else {
                 count(message, to);
