@@ -71,7 +71,9 @@ final class TotalOrderMulticast {
         boolean isFinal;
         /** When its timestamp became final here (System.nanoTime), for the wait statistics. */
         long finalAtNanos;
-        final Map<MemberId, Long> proposals = new HashMap<>();
+        /** Proposals by destination (index in {@link #destinations}); 0 for none yet (timestamps start at 1). */
+        final long[] proposals;
+        int proposalCount;
         /** The epoch of the view it was sent in (at least the sender's; 0 if unknown). */
         long sentIn;
         /** Set once this destination reported the message for resolution: late FINALs are ignored then. */
@@ -82,10 +84,36 @@ final class TotalOrderMulticast {
             this.destinations = destinations;
             this.keys = keys;
             this.payload = payload;
+            this.proposals = new long[destinations.size()];
+        }
+
+        /** Records {@code from}'s proposal; false if {@code from} is not a destination. */
+        boolean propose(MemberId from, long ts) {
+            int i = destinations.indexOf(from);
+            if (i < 0) {
+                return false;
+            }
+            if (proposals[i] == 0) {
+                proposalCount++;
+            }
+            proposals[i] = ts;
+            return true;
+        }
+
+        boolean allProposed() {
+            return proposalCount == proposals.length;
+        }
+
+        long maxProposal() {
+            long max = 0;
+            for (long p : proposals) {
+                max = Math.max(max, p);
+            }
+            return max;
         }
 
         /** Whether it shares a key with {@code blocked} (keys of messages before it); true if either is unkeyed. */
-        boolean conflictsWith(Set<Long> blocked) {
+        boolean conflictsWith(LongScratchSet blocked) {
             if (keys == null) {
                 return true;
             }
@@ -123,14 +151,9 @@ final class TotalOrderMulticast {
     private final Map<Id, Map<MemberId, Long>> early = new HashMap<>();
     private final SeenIds delivered = new SeenIds(REMEMBERED_FINALS);
     /** Final timestamps of recently delivered messages, for resolutions started by others. */
-    private final Map<Id, Long> recentFinals = new LinkedHashMap<>(16, 0.75f, false) {
-        private static final long serialVersionUID = 1L;
-
-        @Override
-        protected boolean removeEldestEntry(Map.Entry<Id, Long> eldest) {
-            return size() > REMEMBERED_FINALS;
-        }
-    };
+    private final DeliveredFinals recentFinals = new DeliveredFinals(1 << 16, 16);
+    /** The keys of the undelivered messages a delivery pass has passed (reused: see LongScratchSet). */
+    private final LongScratchSet blocked = new LongScratchSet();
     private final Map<Id, Resolution> resolutions = new HashMap<>();
     /** Messages we reported, and messages whose resolution was decided: each happens once. */
     private final Set<Id> reportedIds = boundedSet();
@@ -194,9 +217,9 @@ final class TotalOrderMulticast {
     }
 
     void onData(MemberId from, ValueInput in) {
-        Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
+        Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
         long sentIn = in.readVarLong();
-        List<MemberId> dests = Wire.readMembers(in);
+        List<MemberId> dests = Wire.readMembers(in, known());
         long[] keys = readKeys(in);
         byte[] payload = in.readBytes();
         if (!from.equals(id.origin) || !dests.contains(engine.self)) {
@@ -241,10 +264,10 @@ final class TotalOrderMulticast {
                     engine.sendTo(d, proposal);
                 }
             }
-            m.proposals.put(engine.self, m.ts);
+            m.propose(engine.self, m.ts);
             Map<MemberId, Long> before = early.remove(id);
             if (before != null) {
-                m.proposals.putAll(before);
+                before.forEach(m::propose);
             }
             maybeDecide(m);
         }
@@ -259,6 +282,20 @@ final class TotalOrderMulticast {
         return m;
     }
 
+    /** The members to decode ids against (see {@link Wire#readMember(ValueInput, List)}). */
+    private List<MemberId> known() {
+        return installed == null ? List.of(engine.self) : installed.members();
+    }
+
+    /** A proposed or final timestamp: clocks start at 0 and every proposal is past it, so 0 is malformed. */
+    private static long readTimestamp(ValueInput in) {
+        long ts = Wire.readPositive(in);
+        if (ts == 0) {
+            throw new CodecException("timestamp 0");
+        }
+        return ts;
+    }
+
     private static byte[] propose(byte type, Id id, long ts) {
         ValueOutput out = Wire.out(type);
         Wire.writeMember(out, id.origin);
@@ -267,18 +304,16 @@ final class TotalOrderMulticast {
     }
 
     void onPropose(MemberId from, ValueInput in) {
-        Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
-        long ts = Wire.readPositive(in);
+        Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
+        long ts = readTimestamp(in);
         if (variant == Variant.COORDINATED) {
             Message c = coordinating.get(id);
-            if (c == null || !c.destinations.contains(from)) {
+            if (c == null || !c.propose(from, ts)) {
                 return;
             }
-            c.proposals.put(from, ts);
-            if (c.proposals.size() == c.destinations.size()) {
+            if (c.allProposed()) {
                 coordinating.remove(id);
-                long max = c.proposals.values().stream().mapToLong(Long::longValue).max().orElseThrow();
-                byte[] fin = propose(MessageType.TOM_FINAL, id, max);
+                byte[] fin = propose(MessageType.TOM_FINAL, id, c.maxProposal());
                 for (MemberId d : c.destinations) {
                     engine.sendTo(d, fin);
                 }
@@ -292,21 +327,20 @@ final class TotalOrderMulticast {
             }
             return;
         }
-        if (m.destinations.contains(from)) {
-            m.proposals.put(from, ts);
+        if (m.propose(from, ts)) {
             maybeDecide(m);
         }
     }
 
     private void maybeDecide(Message m) {
-        if (!m.reported && m.proposals.keySet().containsAll(m.destinations)) {
-            finish(m, m.proposals.values().stream().mapToLong(Long::longValue).max().orElseThrow());
+        if (!m.reported && m.allProposed()) {
+            finish(m, m.maxProposal());
         }
     }
 
     void onFinal(MemberId from, ValueInput in) {
-        Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
-        long ts = Wire.readPositive(in);
+        Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
+        long ts = readTimestamp(in);
         Message m = pending.get(id);
         if (m != null && !m.reported && from.equals(id.origin)) {
             finish(m, ts);
@@ -329,11 +363,11 @@ final class TotalOrderMulticast {
      */
     private void deliverReady() {
         List<Message> ready = null;
-        Set<Long> blocked = null; // the keys of the undelivered messages passed so far
+        blocked.clear();
         int passed = 0;
         for (java.util.Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
             Message m = it.next();
-            if (m.isFinal && (blocked == null || !m.conflictsWith(blocked))) {
+            if (m.isFinal && (blocked.size() == 0 || !m.conflictsWith(blocked))) {
                 it.remove();
                 if (ready == null) {
                     ready = new ArrayList<>();
@@ -343,9 +377,6 @@ final class TotalOrderMulticast {
             }
             if (m.keys == null || ++passed > MAX_PASSED) {
                 break; // it conflicts with everything after it, or the pass has looked far enough
-            }
-            if (blocked == null) {
-                blocked = new HashSet<>();
             }
             for (long k : m.keys) {
                 blocked.add(k);
@@ -361,7 +392,7 @@ final class TotalOrderMulticast {
         for (Message m : ready) {
             pending.remove(m.id);
             delivered.add(m.id.origin, m.id.seq, this::lowestPending);
-            recentFinals.put(m.id, m.ts);
+            recentFinals.put(m.id.origin, m.id.seq, m.ts);
             engine.countDelivery(m.payload.length);
             engine.countMulticastDelivery(now - m.finalAtNanos);
             engine.sink.multicast(m.id.origin, m.payload);
@@ -421,6 +452,7 @@ final class TotalOrderMulticast {
      */
     void onViewInstalled(View newView) {
         installed = newView;
+        recentFinals.retainOrigins(newView);
         if (cutOffSince >= 0) {
             // Views between ours and this one never held us, so anything sent to us in them is new too.
             acceptFrom = cutOffSince + 1;
@@ -479,8 +511,8 @@ final class TotalOrderMulticast {
             m.reported = true;
             proposal = m.ts;
             fin = m.isFinal ? m.ts : -1;
-        } else if (recentFinals.containsKey(id)) {
-            proposal = recentFinals.get(id);
+        } else if (recentFinals.get(id.origin, id.seq) > 0) {
+            proposal = recentFinals.get(id.origin, id.seq);
             fin = proposal;
         } else if (delivered.contains(id.origin, id.seq)) {
             engine.log.error("cannot report {}: delivered too long ago to remember its timestamp", id);
@@ -506,8 +538,8 @@ final class TotalOrderMulticast {
     void onResolveDelivered(MemberId reporter, byte[] bytes) {
         ValueInput in = Wire.in(bytes);
         in.readByte();
-        Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
-        List<MemberId> dests = Wire.readMembers(in);
+        Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
+        List<MemberId> dests = Wire.readMembers(in, known());
         byte[] payload = in.readBytes();
         long proposal = Wire.readPositive(in);
         long fin = in.readLong();
@@ -544,8 +576,9 @@ final class TotalOrderMulticast {
         Message m = pending.get(id);
         if (m != null) {
             finish(m, ts);
-        } else if (recentFinals.containsKey(id) && recentFinals.get(id) != ts) {
-            engine.log.error("resolution of {} decided {} but it was delivered at {}", id, ts, recentFinals.get(id));
+        } else if (recentFinals.get(id.origin, id.seq) > 0 && recentFinals.get(id.origin, id.seq) != ts) {
+            engine.log.error("resolution of {} decided {} but it was delivered at {}", id, ts,
+                    recentFinals.get(id.origin, id.seq));
         }
     }
 

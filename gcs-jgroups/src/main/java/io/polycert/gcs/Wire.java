@@ -46,13 +46,46 @@ final class Wire {
     }
 
     static MemberId readMember(ValueInput in) {
+        return readMember(in, List.of());
+    }
+
+    /**
+     * Like {@link #readMember(ValueInput)}, but returns the instance in {@code known} with the same id when there is
+     * one, skipping the name (ids alone decide equality; names are labels). Total-order multicast names its origin
+     * and destinations in every message: this keeps a busy member from decoding the same few members, a string
+     * each, hundreds of thousands of times a second.
+     */
+    static MemberId readMember(ValueInput in, List<MemberId> known) {
         long high = in.readLong();
         long low = in.readLong();
+        for (int i = 0; i < known.size(); i++) {
+            MemberId m = known.get(i);
+            if (m.high() == high && m.low() == low) {
+                int bytes = in.skipBytes();
+                if (bytes > 3 * MAX_NAME) { // UTF-8 spends at most 3 bytes per UTF-16 unit of a name
+                    throw new CodecException("member name of " + bytes + " bytes");
+                }
+                return m;
+            }
+        }
         String name = in.readString();
         if (name.length() > MAX_NAME) {
             throw new CodecException("member name of " + name.length() + " characters");
         }
         return new MemberId(high, low, name);
+    }
+
+    /** Members as {@link #writeMembers} wrote them, each through {@link #readMember(ValueInput, List)}. */
+    static List<MemberId> readMembers(ValueInput in, List<MemberId> known) {
+        int n = in.readLength(17);
+        if (n > MAX_MEMBERS) {
+            throw new CodecException(n + " members");
+        }
+        List<MemberId> members = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            members.add(readMember(in, known));
+        }
+        return members;
     }
 
     static void writeMembers(ValueOutput out, List<MemberId> members) {
@@ -63,15 +96,7 @@ final class Wire {
     }
 
     static List<MemberId> readMembers(ValueInput in) {
-        int n = in.readLength(17);
-        if (n > MAX_MEMBERS) {
-            throw new CodecException(n + " members");
-        }
-        List<MemberId> members = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            members.add(readMember(in));
-        }
-        return members;
+        return readMembers(in, List.of());
     }
 
     /** A non-negative varlong (sequence numbers, epochs, counts). */

@@ -131,6 +131,13 @@ public final class ValueInput {
         return s;
     }
 
+    /** Skips what {@link ValueOutput#writeString} or {@link ValueOutput#writeBytes} wrote; returns its length in bytes. */
+    public int skipBytes() {
+        int n = readLength(1);
+        pos += n;
+        return n;
+    }
+
     public byte[] readBytes() {
         int n = readLength(1);
         byte[] out = new byte[n];
