@@ -241,6 +241,14 @@ sealed interface Message {
     }
 
     static Message decode(byte[] bytes) {
+        return decode(bytes, List.of());
+    }
+
+    /**
+     * Decodes a message; the originator a vote names decodes to the instance in {@code known} with its id, if any
+     * (see {@link #readMember(ValueInput, List)}).
+     */
+    static Message decode(byte[] bytes, List<MemberId> known) {
         ValueInput in = new ValueInput(CODEC, bytes, null);
         int type = in.readByte();
         Message m = switch (type) {
@@ -261,13 +269,13 @@ sealed interface Message {
                 yield new Transaction(type == PREPARE, seq, epoch, level, writes, checks);
             }
             case VOTE -> {
-                MemberId origin = readMember(in);
+                MemberId origin = readMember(in, known);
                 long seq = in.readVarLong();
                 int cause = in.readVarInt();
                 yield new Vote(origin, seq, cause < 0 ? null : CAUSES[index(cause, CAUSES.length, "cause")]);
             }
-            case VOTE_QUERY -> new VoteQuery(readMember(in), in.readVarLong(), in.readVarLong());
-            case NO_VOTE -> new NoVote(readMember(in), in.readVarLong());
+            case VOTE_QUERY -> new VoteQuery(readMember(in, known), in.readVarLong(), in.readVarLong());
+            case NO_VOTE -> new NoVote(readMember(in, known), in.readVarLong());
             case OUTCOME -> new Outcome(in.readVarLong(), in.readBoolean());
             case GET -> new Get(in.readVarLong(), new ByteKey(in.readBytes()), in.readBoolean());
             case VALUE -> new Value(in.readVarLong(), in.readBoolean(), in.readVarLong(), readNullable(in));
@@ -408,6 +416,24 @@ sealed interface Message {
 
     private static MemberId readMember(ValueInput in) {
         return new MemberId(in.readLong(), in.readLong(), in.readString());
+    }
+
+    /**
+     * The instance in {@code known} with the id read, its name skipped (ids alone decide equality), else a new one:
+     * votes name their transaction's originator, and the ids of the transactions decided here are kept a while;
+     * sharing the member keeps a string per vote out of them.
+     */
+    private static MemberId readMember(ValueInput in, List<MemberId> known) {
+        long high = in.readLong();
+        long low = in.readLong();
+        for (int i = 0; i < known.size(); i++) {
+            MemberId m = known.get(i);
+            if (m.high() == high && m.low() == low) {
+                in.skipBytes();
+                return m;
+            }
+        }
+        return new MemberId(high, low, in.readString());
     }
 
     private static int count(int n) {

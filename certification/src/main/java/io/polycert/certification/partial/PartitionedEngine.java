@@ -368,6 +368,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private long admissions;
     /** The members of the last primary view installed here (in delivery order): the owners that can still vote. */
     private Set<MemberId> members = Set.of();
+    /** The members of the last view, and this member: what received votes are decoded against (Message.decode). */
+    private volatile List<MemberId> knownMembers;
     /**
      * Transactions dropped when this member was cut off (or missed a placement) that may have committed elsewhere:
      * it voted yes and had not heard the outcome, or knew they committed and had not applied them yet. The others
@@ -418,6 +420,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         this.outcomeYields = b.outcomeYields;
         this.voteQueryInterval = b.voteQueryInterval;
         this.self = Objects.requireNonNull(b.identity, "identity: the member id the group will be joined with");
+        this.knownMembers = List.of(self);
         this.nearCache = Caffeine.newBuilder().maximumSize(b.nearCacheSize).build();
         this.nearCaching = b.nearCacheSize > 0;
         // Members' near caches are sized alike; four times one of them leaves room for several readers' keys.
@@ -1829,6 +1832,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         Set<MemberId> alive = new HashSet<>(view.members());
         boolean someoneLeft = !alive.containsAll(members);
         members = Set.copyOf(alive);
+        knownMembers = known(view.members());
         earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
         if (protocol == CommitProtocol.TOTAL_ORDER) {
             // An owner that left will not vote: this member's own yes now covers the keys it shared with it, and
@@ -2595,7 +2599,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
 
     private Message decodeOrDrop(MemberId origin, byte[] payload) {
         try {
-            return Message.decode(payload);
+            return Message.decode(payload, knownMembers);
         } catch (Message.FormatMismatch e) {
             // Not noise: no rebalance with that member can complete. Said once per member, loudly.
             if (formatMismatches.add(origin)) {
@@ -2772,6 +2776,15 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     }
 
     /** Like {@link #bounded()}, noting in {@link #forgottenThroughEpoch} that something was forgotten. */
+    private List<MemberId> known(List<MemberId> viewMembers) {
+        if (viewMembers.contains(self)) {
+            return List.copyOf(viewMembers);
+        }
+        List<MemberId> known = new ArrayList<>(viewMembers);
+        known.add(self);
+        return List.copyOf(known);
+    }
+
     private <K, V> Map<K, V> forgetful() {
         return new LinkedHashMap<>(16, 0.75f, false) {
             private static final long serialVersionUID = 1L;

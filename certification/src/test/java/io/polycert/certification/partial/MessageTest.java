@@ -111,6 +111,29 @@ class MessageTest {
         }
     }
 
+    /** Members the receiver knows decode to its own instances; unknown ones, and the rest of the message, as before. */
+    @Test
+    void membersNamedByVotesDecodeToTheKnownInstances() {
+        MemberId origin = MemberId.random("origin");
+        MemberId stranger = MemberId.random("stranger");
+        List<MemberId> known = List.of(MemberId.random("other"), origin);
+        Message.Vote vote = (Message.Vote) Message.decode(
+                Message.encode(new Message.Vote(origin, 7, AbortCause.CONFLICT)), known);
+        assertTrue(vote.origin() == origin, "the known instance");
+        assertEquals(7, vote.seq());
+        assertEquals(AbortCause.CONFLICT, vote.refusal());
+        Message.VoteQuery query = (Message.VoteQuery) Message.decode(
+                Message.encode(new Message.VoteQuery(stranger, 3, 4)), known);
+        assertEquals(stranger, query.origin());
+        assertEquals("stranger", query.origin().name());
+        assertEquals(4, query.epoch());
+        Message.NoVote noVote = (Message.NoVote) Message.decode(Message.encode(new Message.NoVote(origin, 5)), known);
+        assertTrue(noVote.origin() == origin);
+        byte[] truncated = Message.encode(new Message.Vote(origin, 7, null));
+        assertThrows(CodecException.class,
+                () -> Message.decode(Arrays.copyOf(truncated, 17 + 2), known), "a name cut short");
+    }
+
     @Test
     void everySampleOfEveryTypeRoundTrips() {
         List<Class<?>> seen = new ArrayList<>();
