@@ -414,7 +414,15 @@ final class TotalOrderMulticast {
         if (keys.length == 0) {
             throw new IllegalArgumentException("a multicast ordered by its conflicts needs at least one conflict key");
         }
-        return java.util.Arrays.stream(keys).sorted().distinct().toArray();
+        long[] sorted = keys.clone();
+        java.util.Arrays.sort(sorted);
+        int n = 1;
+        for (int i = 1; i < sorted.length; i++) {
+            if (sorted[i] != sorted[n - 1]) {
+                sorted[n++] = sorted[i];
+            }
+        }
+        return n == sorted.length ? sorted : java.util.Arrays.copyOf(sorted, n);
     }
 
     private static void writeKeys(ValueOutput out, long[] keys) {

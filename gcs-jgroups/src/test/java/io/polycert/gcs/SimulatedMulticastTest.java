@@ -128,8 +128,9 @@ class SimulatedMulticastTest {
     @Test
     void aFinalMessagePassesAnUndecidedOneItDoesNotConflictWith() {
         for (TotalOrderMulticast.Variant variant : TotalOrderMulticast.Variant.values()) {
-            for (long[] m2Keys : new long[][] {{2}, {1}, null}) {
-                boolean conflict = m2Keys == null || m2Keys[0] == 1;
+            // Unsorted and repeated keys too: the sender sorts them and drops repeats.
+            for (long[] m2Keys : new long[][] {{2}, {1}, null, {3, 1, 3}, {4, 2, 4}}) {
+                boolean conflict = m2Keys == null || java.util.Arrays.stream(m2Keys).anyMatch(k -> k == 1);
                 SimNetwork net = m2AfterUndecidedM1(variant, m2Keys);
                 SimNetwork.Node b = net.nodes.get(1);
                 String what = variant + " with m2's keys " + java.util.Arrays.toString(m2Keys);
