@@ -140,9 +140,14 @@ final class GroupEngine {
                 default -> throw new CodecException("unknown message type " + type);
             }
         } catch (RuntimeException e) {
-            dropped.increment();
-            log.dropped("a message of " + message.length + " bytes from " + from, e);
+            dropped("a message of " + message.length + " bytes from " + from, e);
         }
+    }
+
+    /** Counts and logs (rate-limited) input that could not be decoded. */
+    void dropped(String what, Throwable cause) {
+        dropped.increment();
+        log.dropped(what, cause);
     }
 
     /**

@@ -219,7 +219,7 @@ final class TotalOrderMulticast {
     void onData(MemberId from, ValueInput in) {
         Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
         long sentIn = in.readVarLong();
-        List<MemberId> dests = Wire.readMembers(in, known());
+        List<MemberId> dests = readDestinations(in);
         long[] keys = readKeys(in);
         byte[] payload = in.readBytes();
         if (!from.equals(id.origin) || !dests.contains(engine.self)) {
@@ -285,6 +285,20 @@ final class TotalOrderMulticast {
     /** The members to decode ids against (see {@link Wire#readMember(ValueInput, List)}). */
     private List<MemberId> known() {
         return installed == null ? List.of(engine.self) : installed.members();
+    }
+
+    /**
+     * Destinations as the origin sent them: sorted and distinct. A repeated one would never let the message collect
+     * a proposal per destination (one slot each), and it would hold back every delivery behind it: malformed.
+     */
+    private List<MemberId> readDestinations(ValueInput in) {
+        List<MemberId> dests = Wire.readMembers(in, known());
+        for (int i = 1; i < dests.size(); i++) {
+            if (dests.get(i - 1).compareTo(dests.get(i)) >= 0) {
+                throw new CodecException("destinations not sorted and distinct: " + dests);
+            }
+        }
+        return dests;
     }
 
     /** A proposed or final timestamp: clocks start at 0 and every proposal is past it, so 0 is malformed. */
@@ -544,13 +558,25 @@ final class TotalOrderMulticast {
 
     /** A report, delivered in the atomic-broadcast order (at every member; only destinations act). */
     void onResolveDelivered(MemberId reporter, byte[] bytes) {
-        ValueInput in = Wire.in(bytes);
-        in.readByte();
-        Id id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
-        List<MemberId> dests = Wire.readMembers(in, known());
-        byte[] payload = in.readBytes();
-        long proposal = Wire.readPositive(in);
-        long fin = in.readLong();
+        Id id;
+        List<MemberId> dests;
+        byte[] payload;
+        long proposal;
+        long fin;
+        try {
+            ValueInput in = Wire.in(bytes);
+            in.readByte();
+            id = new Id(Wire.readMember(in, known()), Wire.readPositive(in));
+            dests = readDestinations(in);
+            payload = in.readBytes();
+            proposal = Wire.readPositive(in);
+            fin = in.readLong();
+        } catch (CodecException e) {
+            // Delivered in the same place at every member, so every member drops it alike; the entries after it
+            // are delivered as usual.
+            engine.dropped("a resolution report of " + bytes.length + " bytes from " + reporter, e);
+            return;
+        }
         if (!dests.contains(engine.self) || !dests.contains(reporter) || resolvedIds.contains(id)) {
             return;
         }

@@ -191,6 +191,43 @@ class SimulatedMulticastTest {
         assertTrue(b.sink.multicast.contains("late"));
     }
 
+    /**
+     * A destination list that repeats a member could never collect a proposal per destination and would hold back
+     * every later delivery: such data, and such a resolution report, are dropped and counted, and later
+     * multicasts are delivered.
+     */
+    @Test
+    void repeatedDestinationsAreMalformed() {
+        for (TotalOrderMulticast.Variant variant : TotalOrderMulticast.Variant.values()) {
+            SimNetwork net = founded(13, 3, variant);
+            SimNetwork.Node a = net.nodes.get(0);
+            SimNetwork.Node b = net.nodes.get(1);
+            List<MemberId> repeated = new ArrayList<>(List.of(a.id, b.id, b.id));
+            repeated.sort(null);
+            long before = b.engine.dropped();
+
+            io.polycert.core.codec.ValueOutput data = Wire.out(MessageType.TOM_DATA);
+            Wire.writeMember(data, a.id);
+            data.writeVarLong(1_000).writeVarLong(0);
+            Wire.writeMembers(data, repeated);
+            data.writeBoolean(false).writeBytes("bad".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            b.engine.onMessage(a.id, data.toByteArray());
+
+            io.polycert.core.codec.ValueOutput report = Wire.out((byte) 0);
+            Wire.writeMember(report, a.id);
+            report.writeVarLong(1_001);
+            Wire.writeMembers(report, repeated);
+            report.writeBytes(new byte[1]).writeVarLong(5).writeLong(-1);
+            b.engine.tom.onResolveDelivered(a.id, report.toByteArray());
+
+            assertEquals(before + 2, b.engine.dropped(), variant + ": both dropped and counted");
+            assertEquals(0, b.engine.tom.pendingCount(), variant + ": nothing waits for them");
+            net.multicast(a, List.of(a, b), new long[] {1}, "after");
+            net.runUntilQuiet();
+            assertEquals(List.of("after"), b.sink.multicast, variant.toString());
+        }
+    }
+
     @Test
     void waitingIsMeasured() {
         SimNetwork net = m2AfterUndecidedM1(TotalOrderMulticast.Variant.COORDINATED, new long[] {1});

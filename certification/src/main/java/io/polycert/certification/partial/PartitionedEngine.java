@@ -2775,7 +2775,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return "PartitionedEngine[" + self + ", " + level + ", " + protocol + ", degree " + degree + "]";
     }
 
-    /** Like {@link #bounded()}, noting in {@link #forgottenThroughEpoch} that something was forgotten. */
+    /** A view's members and this member, to decode received member ids against (see {@link #knownMembers}). */
     private List<MemberId> known(List<MemberId> viewMembers) {
         if (viewMembers.contains(self)) {
             return List.copyOf(viewMembers);
@@ -2785,6 +2785,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         return List.copyOf(known);
     }
 
+    /** Like {@link #bounded()}, noting in {@link #forgottenThroughEpoch} that something was forgotten. */
     private <K, V> Map<K, V> forgetful() {
         return new LinkedHashMap<>(16, 0.75f, false) {
             private static final long serialVersionUID = 1L;
