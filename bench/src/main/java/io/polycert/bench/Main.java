@@ -78,6 +78,8 @@ public final class Main {
                     + " or vc",
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
+            "keep", "faults: keep every schedule's history (operations and member logs) under this directory, clean"
+                    + " ones too (default: only those not clean, under a temporary directory)",
             "network", "bank, oracle, stmbench7, run, broadcast, radargun: the network in-JVM members emulate: none"
                     + " (default), gigabit (1,000 Mbit/s, 50 us one way: Gigabit Ethernet, the paper's platform) or"
                     + " like 100mbit/200us (10 to 1,000,000 Mbit/s, at most 100,000 us)",
@@ -288,6 +290,15 @@ public final class Main {
                             "threshold", "decision-tree", "nvc", "bfc", "vc");
                     int members = parsed.intValue("replicas", d.members(), 0, 5);
                     int degree = parsed.intValue("degree", d.degree(), 1, members == 0 ? 3 : Math.min(3, members));
+                    String keep = parsed.string("keep", null);
+                    if (keep != null) {
+                        if (keep.isBlank() || keep.contains(",") || keep.chars().anyMatch(Character::isWhitespace)) {
+                            // Member processes get history paths in comma-separated arguments.
+                            throw new Args.UsageException("--keep must be a directory without commas or spaces, was '"
+                                    + keep + "'");
+                        }
+                        d = d.withWorkDir(java.nio.file.Path.of(keep).toAbsolutePath()).withKeepHistories(true);
+                    }
                     return io.polycert.bench.faults.FaultCampaign.run(d.withSeed(parsed.intValue("seed", 1, 0,
                             Integer.MAX_VALUE)).withSchedules(parsed.intValue("schedules", d.schedules(), 1, 100_000))
                             .withMembers(members).withSeconds(parsed.intValue("seconds", d.seconds(), 5, 86_400))

@@ -43,6 +43,9 @@ class MainTest {
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--protocol must be one of"));
         assertEquals(2, run("faults", "--replication", "partial", "--degree", "4"));
         assertTrue(err.toString(StandardCharsets.UTF_8).contains("--degree must be between 1 and 3"));
+        assertEquals(2, run("faults", "--keep", "/tmp/a,b"));
+        assertTrue(err.toString(StandardCharsets.UTF_8).contains("--keep must be a directory without commas"));
+        assertEquals(2, run("faults", "--keep"));
     }
 
     @Test

@@ -403,10 +403,11 @@ public final class FaultCampaign {
             ScheduleResult r = runSchedule(schedule, options, root, log);
             results.add(r);
             log.printf(Locale.ROOT, "  -> %s in %.0f s: %d committed, %d aborted, %d unknown, NVC/BFC/VC %d/%d/%d,"
-                    + " %d anomalies, %d lost, %d liveness failures%s%n", r.clean() ? "clean" : "NOT CLEAN",
+                    + " %d anomalies, %d lost, %d liveness failures%s%s%n", r.clean() ? "clean" : "NOT CLEAN",
                     r.seconds(), r.committed(), r.aborted(), r.unknown(), r.byProtocol()[0], r.byProtocol()[1],
                     r.byProtocol()[2], r.anomalyCount(), r.lostAcknowledged(), r.failures().size(),
-                    r.error() == null ? "" : "; error: " + r.error());
+                    r.error() == null ? "" : "; error: " + r.error(),
+                    options.keepHistories() && r.historyDir() != null ? "; history in " + r.historyDir() : "");
         }
         return new Report(results);
     }
