@@ -78,8 +78,9 @@ public final class Main {
                     + " or vc",
             "echo", "faults: copy every member process's output (its log) to stderr, each line prefixed [rN]"
                     + " (true or false, default false)",
-            "keep", "faults: keep every schedule's history (operations and member logs) under this directory, clean"
-                    + " ones too (default: only those not clean, under a temporary directory)",
+            "keep", "faults: keep every schedule's history (the clients' operations, final reads and owned keys)"
+                    + " under this directory, clean ones too (default: only those not clean, under a temporary"
+                    + " directory)",
             "network", "bank, oracle, stmbench7, run, broadcast, radargun: the network in-JVM members emulate: none"
                     + " (default), gigabit (1,000 Mbit/s, 50 us one way: Gigabit Ethernet, the paper's platform) or"
                     + " like 100mbit/200us (10 to 1,000,000 Mbit/s, at most 100,000 us)",
