@@ -527,14 +527,15 @@ final class TotalOrderMulticast {
             return;
         }
         Message m = pending.get(id);
+        long deliveredAt = recentFinals.get(id.origin, id.seq);
         long proposal;
         long fin;
         if (m != null) {
             m.reported = true;
             proposal = m.ts;
             fin = m.isFinal ? m.ts : -1;
-        } else if (recentFinals.get(id.origin, id.seq) > 0) {
-            proposal = recentFinals.get(id.origin, id.seq);
+        } else if (deliveredAt > 0) {
+            proposal = deliveredAt;
             fin = proposal;
         } else if (delivered.contains(id.origin, id.seq)) {
             engine.log.error("cannot report {}: delivered too long ago to remember its timestamp", id);
@@ -608,11 +609,11 @@ final class TotalOrderMulticast {
         }
         long ts = decided >= 0 ? decided : max;
         Message m = pending.get(id);
+        long deliveredAt = recentFinals.get(id.origin, id.seq);
         if (m != null) {
             finish(m, ts);
-        } else if (recentFinals.get(id.origin, id.seq) > 0 && recentFinals.get(id.origin, id.seq) != ts) {
-            engine.log.error("resolution of {} decided {} but it was delivered at {}", id, ts,
-                    recentFinals.get(id.origin, id.seq));
+        } else if (deliveredAt > 0 && deliveredAt != ts) {
+            engine.log.error("resolution of {} decided {} but it was delivered at {}", id, ts, deliveredAt);
         }
     }
 
