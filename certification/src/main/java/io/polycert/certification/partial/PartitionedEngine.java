@@ -624,8 +624,40 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 reads.remove(id);
             }
         }
-        throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, "no owner of a key answered (owners "
-                + owners + ", view " + (now == null ? "none" : now.members()) + ")");
+        String why = "no owner of a key answered (owners " + owners + ", view " + (now == null ? "none"
+                : now.members()) + ")";
+        if (now != null && owners.stream().noneMatch(now::contains)) {
+            throw afterPlacementChange(placement, why);
+        }
+        throw new TransactionAbortedException(AbortCause.TOPOLOGY_CHANGED, why);
+    }
+
+    /**
+     * Waits, at most the read timeout, for the placement after {@code placement}, then returns the abort to throw
+     * ({@code atomic} retries it, under the new placement). For an attempt that needs an owner out of the view:
+     * every attempt under {@code placement} fails alike until the rebalance of the new view starts, and that
+     * rebalance waits for the transactions delivered before it, which can take until members cut off are back.
+     * Failing at once had the majority's clients retry about 20,000 times a second per thread meanwhile (partial
+     * schedule 3029, docs/RELIABILITY.md).
+     */
+    private TransactionAbortedException afterPlacementChange(Topology placement, String why) {
+        long deadline = System.nanoTime() + readTimeout.toNanos();
+        synchronized (this) {
+            while (topology == placement && !closed && !stale) {
+                View current = group.view();
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || current != null && !current.primary()) {
+                    break;
+                }
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(this, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return abort(AbortCause.EXPLICIT, "interrupted waiting for the placement after " + why);
+                }
+            }
+        }
+        return abort(AbortCause.TOPOLOGY_CHANGED, why);
     }
 
     private synchronized void onGet(MemberId from, Message.Get get) {
@@ -763,8 +795,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 checks.keySet().forEach(nearCache::invalidate);
             }
             throw e;
-        } catch (IllegalArgumentException e) {
-            throw abort(AbortCause.TOPOLOGY_CHANGED, "an owner left the group: " + e.getMessage());
+        } catch (IllegalArgumentException e) { // a destination is out of the view: the group refuses it
+            throw afterPlacementChange(placement, "an owner left the group: " + e.getMessage());
         } catch (NotInMajorityException e) {
             throw abort(AbortCause.NOT_IN_MAJORITY, e.getMessage());
         } finally {
@@ -2149,6 +2181,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         invalidations.forEach((m, keys) -> send(m, new Message.Invalidate(keys)));
         receiving = true; // before the new placement is visible, so no reader sees it without its keys
         topology = new Topology(r.epoch(), ring);
+        notifyAll(); // attempts waiting for a placement without an owner that left (afterPlacementChange)
         stats.rebalances.increment();
         if (awaitingDone.isEmpty()) {
             completeRebalance();

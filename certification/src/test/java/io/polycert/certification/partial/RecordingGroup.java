@@ -27,6 +27,11 @@ public final class RecordingGroup implements GroupMember {
      * a test can deliver there what a real group with inline delivery would deliver on that thread.
      */
     public volatile BiConsumer<MemberId, byte[]> onSend = (to, payload) -> { };
+    /**
+     * Refuse a multicast to a member out of the view, as the real group does. Off by default: many tests hand the
+     * engine a view without installing it here first.
+     */
+    public volatile boolean refusesDestinationsOutOfView;
     private final MemberId self;
     private volatile View view;
 
@@ -122,6 +127,11 @@ public final class RecordingGroup implements GroupMember {
     public synchronized void multicast(Collection<MemberId> destinations, byte[] payload) {
         if (!view.primary()) {
             throw new NotInMajorityException(self + " is in a minority view " + view.members());
+        }
+        for (MemberId d : destinations) {
+            if (refusesDestinationsOutOfView && !view.contains(d)) {
+                throw new IllegalArgumentException("destination " + d + " is not in the view " + view.members());
+            }
         }
         multicasts.add(payload);
     }
