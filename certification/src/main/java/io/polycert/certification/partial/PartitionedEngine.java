@@ -130,10 +130,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         /** Its writes reached {@link #data} (set under the apply gate, read after taking it). */
         volatile boolean written;
         boolean voted;
-        /** Its vote went to every other destination and the originator (see {@link #voteRecipients}). */
-        boolean voteSentToAll;
-        /** The members its vote went to while not to all: the first owners of keys it is second of; null for none. */
-        Set<MemberId> voteSentTo;
+        /** Its vote went to the other destinations (see {@link #sendsVote}). */
+        boolean voteSent;
         /** When this member voted (System.nanoTime), to ask for votes still missing a while after. */
         long votedAtNanos;
         /** Owners that said they dropped it without voting and never will (see {@link #onNoVote}). */
@@ -1003,7 +1001,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * refusal is not taken as contradicted by a yes on its own keys alone: it may report an abort that member
      * decided on a third owner's refusal before it voted ({@link #onRemoteVote}), which says nothing of its own
      * keys. Until then it waits, about a round trip in a group without faults: every owner sends its refusal to
-     * the originator and the other destinations, even one that keeps a yes to itself ({@link #voteRecipients}), an
+     * the originator and the other destinations, even one that keeps a yes to itself ({@link #sendsVote}), an
      * owner that decided on another's refusal before it voted tells the originator, and owners that stay silent
      * are asked after a while ({@link #queryMissingVotes}); one that dropped the transaction unvoted says so
      * ({@link Message.NoVote}). The outcome timeout bounds the rest.
@@ -1302,80 +1300,34 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
             log.error("{}: voted {} on transaction {} of {}, which the other owners' votes committed: owners of a key"
                     + " disagree", self, refusal, t.id.seq, t.id.origin);
         }
-        // A refusal goes out to everyone, even from an owner that keeps its yes to itself or to one other: the
-        // originator waits for the refusals of every owner of a key (settleRefusals), and the others decide on it
-        // before their turn comes.
-        Set<MemberId> recipients = refusal == null ? voteRecipients(t) : null;
-        if (recipients == null) {
-            t.voteSentToAll = true;
-            vote(t.id.origin, t.id, refusal, new ArrayList<>(t.voters), false);
-        } else if (!recipients.isEmpty()) {
-            t.voteSentTo = recipients;
-            vote(t.id.origin, t.id, null, new ArrayList<>(recipients), false);
-        }
+        // To the voters, every other destination and the originator, when they need it from this member.
+        t.voteSent = sendsVote(t);
+        // A refusal goes out even from an owner that keeps its yes to itself: the originator waits for the refusals
+        // of every owner of a key (settleRefusals), and the others decide on it before their turn comes.
+        vote(t.id.origin, t.id, refusal, t.voteSent || refusal != null ? new ArrayList<>(t.voters) : List.of(),
+                false);
         onRemoteVote(t, self, refusal);
     }
 
     /**
-     * Who must hear this member's yes: null for every other destination and the originator, else the members
-     * named (none: it keeps its yes to itself). Each destination, the originator too, waits for one yes per key
-     * from an owner other than itself, and owners vote alike. So, for each key this member holds, the first owner
-     * in its view (in placement order) sends its yes to everyone, the second to the first only (whose own yes
-     * does not cover the key, see {@link #covers}), and the others, at degree 3 and more, to nobody: 4 vote
-     * messages instead of 6 at degree 4. Across keys the widest role counts. A vote held back is still answered to
-     * a {@link Message.VoteQuery}, and goes out when a view change moves this member up (see viewInstalled).
+     * Whether this member's vote must go out. One other owner's vote per key is all a destination waits for, and
+     * owners vote alike, so the first two owners of each key (in placement order) send theirs and the others,
+     * at degree 3 and more, stay silent: half the vote messages at degree 4. An owner also sends when one of
+     * those two for a key it holds is not in its view (it stands in for it). A vote held back is still answered
+     * to a {@link Message.VoteQuery}; a refusal always goes out (the originator waits for every owner of a key to
+     * refuse before it reports an abort, see settleRefusals).
      */
-    private Set<MemberId> voteRecipients(Remote r) {
-        if (r.lockKeys.isEmpty()) {
-            return null;
-        }
-        Set<MemberId> firsts = null;
+    private boolean sendsVote(Remote r) {
         for (ByteKey k : r.lockKeys) {
-            MemberId first = null;
-            for (MemberId owner : r.owners.get(k)) {
-                if (owner.equals(self)) {
-                    if (first == null) {
-                        return null;
-                    }
-                    if (firsts == null) {
-                        firsts = new HashSet<>(2);
-                    }
-                    firsts.add(first);
-                    break;
-                }
-                if (members.contains(owner)) {
-                    if (first != null) {
-                        break; // third or later in the view: silent on this key
-                    }
-                    first = owner;
+            List<MemberId> keyOwners = r.owners.get(k);
+            for (int i = 0; i < Math.min(2, keyOwners.size()); i++) {
+                MemberId first = keyOwners.get(i);
+                if (first.equals(self) || !members.contains(first)) {
+                    return true;
                 }
             }
         }
-        return firsts == null ? Set.of() : firsts;
-    }
-
-    /**
-     * Sends a vote held back, in whole or in part, to whoever must hear it in the view {@code alive}: all of them
-     * for a refusal (one this member decided on another's refusal before it voted went to the originator only).
-     */
-    private void moreRecipients(Remote r, Set<MemberId> alive) {
-        Set<MemberId> now = r.refusal != null ? null : voteRecipients(r);
-        List<MemberId> to;
-        if (now == null) {
-            r.voteSentToAll = true;
-            to = r.voters.stream().filter(m -> alive.contains(m)
-                    && (r.voteSentTo == null || !r.voteSentTo.contains(m))).toList();
-        } else {
-            to = now.stream().filter(m -> r.voteSentTo == null || !r.voteSentTo.contains(m)).toList();
-            if (!to.isEmpty()) {
-                Set<MemberId> sent = r.voteSentTo == null ? new HashSet<>(2) : r.voteSentTo;
-                sent.addAll(to);
-                r.voteSentTo = sent;
-            }
-        }
-        if (!to.isEmpty()) {
-            vote(r.id.origin, r.id, r.refusal, to, false);
-        }
+        return r.lockKeys.isEmpty();
     }
 
     private AbortCause validate(Remote r) {
@@ -1916,10 +1868,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         earlyVotes.values().forEach(votes -> votes.removeIf(v -> !alive.contains(v.voter)));
         if (protocol == CommitProtocol.TOTAL_ORDER) {
             // An owner that left will not vote: this member's own yes now covers the keys it shared with it, and
-            // the vote it held back goes to those it must reach now that it moved up among the owners in the view.
+            // the vote it held back goes out if it stands in for that owner now.
             for (Remote r : new ArrayList<>(remotes.values())) {
-                if (r.voted && !r.voteSentToAll) {
-                    moreRecipients(r, alive);
+                if (r.voted && !r.voteSent && sendsVote(r)) {
+                    r.voteSent = true;
+                    vote(r.id.origin, r.id, r.refusal, r.voters.stream().filter(alive::contains).toList(), false);
                 }
                 decideOnOwnYes(r);
             }
