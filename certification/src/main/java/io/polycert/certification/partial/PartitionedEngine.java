@@ -638,7 +638,8 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
      * every attempt under {@code placement} fails alike until the rebalance of the new view starts, and that
      * rebalance waits for the transactions delivered before it, which can take until members cut off are back.
      * Failing at once had the majority's clients retry about 20,000 times a second per thread meanwhile (partial
-     * schedule 3029, docs/RELIABILITY.md).
+     * schedule 3029, docs/RELIABILITY.md). Returns at once if this member is cut off, stale or closed, which
+     * the retry then meets at its start.
      */
     private TransactionAbortedException afterPlacementChange(Topology placement, String why) {
         long deadline = System.nanoTime() + readTimeout.toNanos();
@@ -795,8 +796,11 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
                 checks.keySet().forEach(nearCache::invalidate);
             }
             throw e;
-        } catch (IllegalArgumentException e) { // a destination is out of the view: the group refuses it
-            throw afterPlacementChange(placement, "an owner left the group: " + e.getMessage());
+        } catch (IllegalArgumentException e) { // a destination out of the view, which the group refuses
+            View now = group.view();
+            String why = "an owner left the group: " + e.getMessage();
+            throw now != null && !now.members().containsAll(destinations) ? afterPlacementChange(placement, why)
+                    : abort(AbortCause.TOPOLOGY_CHANGED, why);
         } catch (NotInMajorityException e) {
             throw abort(AbortCause.NOT_IN_MAJORITY, e.getMessage());
         } finally {
