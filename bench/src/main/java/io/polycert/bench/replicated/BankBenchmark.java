@@ -47,8 +47,8 @@ public final class BankBenchmark {
                 options.conflicts().name().toLowerCase(Locale.ROOT), options.ids().name().toLowerCase(Locale.ROOT),
                 options.run().rounds(), options.run().seconds(), options.network());
         List<RunResult> all = new ArrayList<>();
-        out.printf(Locale.ROOT, "%8s %-14s %12s %8s %8s %10s %10s %10s %12s%n", "R", "contender", "commits/s",
-                "aborts", "BF f.p.", "p50 us", "p90 us", "p99 us", "bytes/tx");
+        out.printf(Locale.ROOT, "%8s %-14s %12s %8s %8s %10s %10s %10s %12s %8s%n", "R", "contender", "commits/s",
+                "aborts", "BF f.p.", "p50 us", "p90 us", "p99 us", "bytes/tx", "commit");
         for (int readSet : options.readSets()) {
             BankWorkload bank = new BankWorkload(accounts, readSet, options.writePercent(), options.conflicts(),
                     options.ids());
@@ -63,9 +63,10 @@ public final class BankBenchmark {
                 List<RunResult> rows = new Runner(cluster, bank, options.run(), extra, new PrintStream(
                         java.io.OutputStream.nullOutputStream())).run();
                 for (RunResult r : rows) {
-                    out.printf(Locale.ROOT, "%8d %-14s %12.0f %7.1f%% %8d %10.0f %10.0f %10.0f %12.0f%n", readSet,
-                            r.contender(), r.committedPerSecond(), 100 * r.abortRate(), r.abortsFalsePositive(),
-                            r.p50Micros(), r.p90Micros(), r.p99Micros(), r.bytesPerTransaction());
+                    out.printf(Locale.ROOT, "%8d %-14s %12.0f %7.1f%% %8d %10.0f %10.0f %10.0f %12.0f %7.1f%%%n",
+                            readSet, r.contender(), r.committedPerSecond(), 100 * r.abortRate(),
+                            r.abortsFalsePositive(), r.p50Micros(), r.p90Micros(), r.p99Micros(),
+                            r.bytesPerTransaction(), 100 * r.commitShare());
                 }
                 all.addAll(rows);
                 if (cluster.networkSummary() != null) {

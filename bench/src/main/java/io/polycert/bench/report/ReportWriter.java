@@ -26,7 +26,7 @@ public final class ReportWriter {
     /** The fixed CSV columns after {@code benchmark}, {@code contender} and the parameters. */
     static final List<String> METRIC_COLUMNS = List.of("seconds", "committed", "committed_per_s", "read_only",
             "aborts_conflict", "aborts_false_positive", "aborts_other", "abort_rate", "p50_us", "p90_us", "p99_us",
-            "bytes_per_tx", "gc_ms");
+            "bytes_per_tx", "gc_ms", "commit_share");
     private static final String CRLF = "\r\n";
 
     private ReportWriter() {
@@ -150,6 +150,7 @@ public final class ReportWriter {
             row.add(csvNumber(r.p99Micros()));
             row.add(csvNumber(r.bytesPerTransaction()));
             row.add(Long.toString(r.gcMillis()));
+            row.add(csvNumber(r.commitShare()));
             appendRow(out, row);
         }
         return out.toString();
@@ -197,6 +198,7 @@ public final class ReportWriter {
         field(out, "broadcastTransactions", Long.toString(r.broadcastTransactions()));
         field(out, "bytesPerTransaction", jsonNumber(r.bytesPerTransaction()));
         field(out, "gcMillis", Long.toString(r.gcMillis()));
+        field(out, "commitShare", jsonNumber(r.commitShare()));
         out.append("    \"timeline\": [");
         List<RunResult.Second> timeline = r.timeline();
         for (int i = 0; i < timeline.size(); i++) {

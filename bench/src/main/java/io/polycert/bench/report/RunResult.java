@@ -25,11 +25,24 @@ import java.util.Map;
  * @param broadcastTransactions read-write transactions broadcast in that time (the denominator of bytes/tx)
  * @param gcMillis garbage-collection time of the JVM(s) in that time
  * @param timeline one sample per second: commits per protocol
+ * @param commitShare the share of the client threads' time spent in certified commits that committed, from the
+ *     commit call to its outcome (marshalling, broadcast, certification, votes); what is left is execution,
+ *     retries and local work, which no choice of protocol removes. NaN when not measured
  */
 public record RunResult(String benchmark, String contender, Map<String, String> parameters, double seconds,
         long committed, long committedReadOnly, long abortsConflict, long abortsFalsePositive, long abortsOther,
         double p50Micros, double p90Micros, double p99Micros, long bytesBroadcast, long broadcastTransactions,
-        long gcMillis, List<Second> timeline) {
+        long gcMillis, List<Second> timeline, double commitShare) {
+
+    /** A result whose commit share was not measured. */
+    public RunResult(String benchmark, String contender, Map<String, String> parameters, double seconds,
+            long committed, long committedReadOnly, long abortsConflict, long abortsFalsePositive, long abortsOther,
+            double p50Micros, double p90Micros, double p99Micros, long bytesBroadcast, long broadcastTransactions,
+            long gcMillis, List<Second> timeline) {
+        this(benchmark, contender, parameters, seconds, committed, committedReadOnly, abortsConflict,
+                abortsFalsePositive, abortsOther, p50Micros, p90Micros, p99Micros, bytesBroadcast,
+                broadcastTransactions, gcMillis, timeline, Double.NaN);
+    }
 
     /** Commits in one second of the run, by the protocol that certified them (read-only ones apart). */
     public record Second(double atSeconds, long readOnly, long nvc, long bfc, long vc) {

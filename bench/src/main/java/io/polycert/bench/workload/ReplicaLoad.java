@@ -140,7 +140,8 @@ public final class ReplicaLoad implements AutoCloseable {
         }
         checkFailure();
         return new Partial(seconds, d.clientCommits, d.readOnly(), d.conflicts, d.falsePositives, d.other,
-                latency.copy(), d.bytes, d.attempts(), gcMillis() - w.gcMillis, timeline);
+                latency.copy(), d.bytes, d.attempts(), gcMillis() - w.gcMillis, d.commitNanos,
+                Math.round(threads * seconds * 1e9), timeline);
     }
 
     private void checkFailure() {
@@ -196,15 +197,18 @@ public final class ReplicaLoad implements AutoCloseable {
         final long falsePositives;
         final long other;
         final long bytes;
+        /** Time the client threads spent in commits that committed, from the commit call to the outcome. */
+        final long commitNanos;
 
         private Counters(long clientCommits, long[] committed, long conflicts, long falsePositives, long other,
-                long bytes) {
+                long bytes, long commitNanos) {
             this.clientCommits = clientCommits;
             this.committed = committed;
             this.conflicts = conflicts;
             this.falsePositives = falsePositives;
             this.other = other;
             this.bytes = bytes;
+            this.commitNanos = commitNanos;
         }
 
         static Counters of(long clientCommits, CertificationStatistics stats) {
@@ -213,6 +217,7 @@ public final class ReplicaLoad implements AutoCloseable {
             long fps = 0;
             long other = 0;
             long bytes = 0;
+            long commitNanos = 0;
             for (Protocol p : Protocol.values()) {
                 CertificationStatistics.PerProtocol s = stats.of(p);
                 c[p.ordinal()] = s.committed();
@@ -220,8 +225,9 @@ public final class ReplicaLoad implements AutoCloseable {
                 fps += s.falsePositives();
                 other += s.otherAborts();
                 bytes += s.bytesBroadcast();
+                commitNanos += s.committedLatencyNanos();
             }
-            return new Counters(clientCommits, c, conflicts, fps, other, bytes);
+            return new Counters(clientCommits, c, conflicts, fps, other, bytes, commitNanos);
         }
 
         Counters minus(Counters o) {
@@ -230,7 +236,7 @@ public final class ReplicaLoad implements AutoCloseable {
                 c[i] = committed[i] - o.committed[i];
             }
             return new Counters(clientCommits - o.clientCommits, c, conflicts - o.conflicts,
-                    falsePositives - o.falsePositives, other - o.other, bytes - o.bytes);
+                    falsePositives - o.falsePositives, other - o.other, bytes - o.bytes, commitNanos - o.commitNanos);
         }
 
         long certified() {
@@ -263,11 +269,12 @@ public final class ReplicaLoad implements AutoCloseable {
 
     /**
      * What one replica measured in one window; {@link #timeline} holds, per second, commits that were read-only,
-     * NVC, BFC and VC.
+     * NVC, BFC and VC. {@link #commitNanos} is the time its client threads spent in certified commits that
+     * committed (commit call to outcome), {@link #clientNanos} their time in the window (threads x seconds).
      */
     public record Partial(double seconds, long committed, long committedReadOnly, long abortsConflict,
             long abortsFalsePositive, long abortsOther, Histogram latencyNanos, long bytesBroadcast,
-            long broadcastTransactions, long gcMillis, List<long[]> timeline) {
+            long broadcastTransactions, long gcMillis, long commitNanos, long clientNanos, List<long[]> timeline) {
 
         /** This window followed by {@code later}: times and counts add up, timelines concatenate. */
         public Partial then(Partial later) {
@@ -279,7 +286,7 @@ public final class ReplicaLoad implements AutoCloseable {
                     committedReadOnly + later.committedReadOnly, abortsConflict + later.abortsConflict,
                     abortsFalsePositive + later.abortsFalsePositive, abortsOther + later.abortsOther, h,
                     bytesBroadcast + later.bytesBroadcast, broadcastTransactions + later.broadcastTransactions,
-                    gcMillis + later.gcMillis, t);
+                    gcMillis + later.gcMillis, commitNanos + later.commitNanos, clientNanos + later.clientNanos, t);
         }
 
         /** One line of text (no spaces), for a member process to send to its controller. */
@@ -291,8 +298,8 @@ public final class ReplicaLoad implements AutoCloseable {
             sb.append(Double.toString(seconds)).append(';').append(committed).append(';').append(committedReadOnly)
                     .append(';').append(abortsConflict).append(';').append(abortsFalsePositive).append(';')
                     .append(abortsOther).append(';').append(bytesBroadcast).append(';').append(broadcastTransactions)
-                    .append(';').append(gcMillis).append(';')
-                    .append(java.util.Base64.getEncoder().encodeToString(hist)).append(';');
+                    .append(';').append(gcMillis).append(';').append(commitNanos).append(';').append(clientNanos)
+                    .append(';').append(java.util.Base64.getEncoder().encodeToString(hist)).append(';');
             for (int i = 0; i < timeline.size(); i++) {
                 long[] t = timeline.get(i);
                 sb.append(i == 0 ? "" : "/").append(t[0]).append(',').append(t[1]).append(',').append(t[2])
@@ -308,15 +315,15 @@ public final class ReplicaLoad implements AutoCloseable {
          */
         public static Partial decode(String line) {
             String[] f = line.split(";", -1);
-            if (f.length != 11) {
-                throw new IllegalArgumentException("a load result has 11 fields, this has " + f.length);
+            if (f.length != 13) {
+                throw new IllegalArgumentException("a load result has 13 fields, this has " + f.length);
             }
             try {
-                byte[] hist = java.util.Base64.getDecoder().decode(f[9]);
+                byte[] hist = java.util.Base64.getDecoder().decode(f[11]);
                 Histogram h = Histogram.decodeFromCompressedByteBuffer(java.nio.ByteBuffer.wrap(hist), 0);
                 List<long[]> timeline = new ArrayList<>();
-                if (!f[10].isEmpty()) {
-                    for (String second : f[10].split("/")) {
+                if (!f[12].isEmpty()) {
+                    for (String second : f[12].split("/")) {
                         String[] c = second.split(",");
                         if (c.length != 4) {
                             throw new IllegalArgumentException("a timeline second has 4 counts: " + second);
@@ -327,7 +334,8 @@ public final class ReplicaLoad implements AutoCloseable {
                 }
                 return new Partial(Double.parseDouble(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
                         Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), h, Long.parseLong(f[6]),
-                        Long.parseLong(f[7]), Long.parseLong(f[8]), timeline);
+                        Long.parseLong(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10]),
+                        timeline);
             } catch (java.util.zip.DataFormatException | RuntimeException e) {
                 if (e instanceof IllegalArgumentException iae) {
                     throw iae;
@@ -357,6 +365,8 @@ public final class ReplicaLoad implements AutoCloseable {
         long bytes = 0;
         long broadcasts = 0;
         long gc = 0;
+        long commitNanos = 0;
+        long clientNanos = 0;
         int secondsCount = Integer.MAX_VALUE;
         for (Partial p : partials) {
             latency.add(p.latencyNanos());
@@ -369,6 +379,8 @@ public final class ReplicaLoad implements AutoCloseable {
             bytes += p.bytesBroadcast();
             broadcasts += p.broadcastTransactions();
             gc = sameJvm ? Math.max(gc, p.gcMillis()) : gc + p.gcMillis();
+            commitNanos += p.commitNanos();
+            clientNanos += p.clientNanos();
             secondsCount = Math.min(secondsCount, p.timeline().size());
         }
         List<io.polycert.bench.report.RunResult.Second> timeline = new ArrayList<>();
@@ -385,6 +397,6 @@ public final class ReplicaLoad implements AutoCloseable {
         return new io.polycert.bench.report.RunResult(benchmark, contender, parameters, seconds, committed, readOnly,
                 conflicts, fps, other, latency.getValueAtPercentile(50) / 1000.0,
                 latency.getValueAtPercentile(90) / 1000.0, latency.getValueAtPercentile(99) / 1000.0, bytes,
-                broadcasts, gc, timeline);
+                broadcasts, gc, timeline, clientNanos == 0 ? Double.NaN : (double) commitNanos / clientNanos);
     }
 }

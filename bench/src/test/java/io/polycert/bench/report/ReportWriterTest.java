@@ -21,7 +21,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ReportWriterTest {
     private static final List<String> METRICS = List.of("seconds", "committed", "committed_per_s", "read_only",
             "aborts_conflict", "aborts_false_positive", "aborts_other", "abort_rate", "p50_us", "p90_us", "p99_us",
-            "bytes_per_tx", "gc_ms");
+            "bytes_per_tx", "gc_ms", "commit_share");
 
     @TempDir
     Path dir;
@@ -59,6 +59,7 @@ class ReportWriterTest {
         assertEquals("250", second.get("p99_us"));
         assertEquals("64", second.get("bytes_per_tx"));
         assertEquals("12", second.get("gc_ms"));
+        assertEquals("0.25", second.get("commit_share"));
     }
 
     @Test
@@ -117,7 +118,7 @@ class ReportWriterTest {
         assertEquals(List.of("benchmark", "contender", "parameters", "seconds", "committed", "committedPerSecond",
                 "committedReadOnly", "abortsConflict", "abortsFalsePositive", "abortsOther", "abortRate", "p50Micros",
                 "p90Micros", "p99Micros", "bytesBroadcast", "broadcastTransactions", "bytesPerTransaction",
-                "gcMillis", "timeline"), new ArrayList<>(first.keySet()));
+                "gcMillis", "commitShare", "timeline"), new ArrayList<>(first.keySet()));
         assertEquals("bank \"quoted\"", first.get("benchmark"));
         assertEquals("ucb,dist", first.get("contender"));
         assertEquals(Map.of("mix", "write,\nheavy", "readSet", "100"), first.get("parameters"));
@@ -128,6 +129,7 @@ class ReportWriterTest {
         assertTrue(first.containsKey("p50Micros"));
         assertNull(first.get("p50Micros"), "NaN is null");
         assertNull(first.get("p99Micros"), "infinity is null");
+        assertNull(first.get("commitShare"), "not measured is null");
         assertEquals(3.0, first.get("bytesPerTransaction"));
         List<Object> timeline = (List<Object>) first.get("timeline");
         assertEquals(2, timeline.size());
@@ -136,6 +138,7 @@ class ReportWriterTest {
         Map<String, Object> second = (Map<String, Object>) array.get(1);
         assertEquals(3, ((List<Object>) second.get("timeline")).size());
         assertEquals(Map.of("mix", "read"), second.get("parameters"));
+        assertEquals(0.25, second.get("commitShare"));
     }
 
     @Test

@@ -35,6 +35,9 @@ class RunnerTest {
                 assertTrue(r.seconds() > 1.5 && r.seconds() < 4, "two 1-s windows, was " + r.seconds());
                 assertTrue(r.p50Micros() > 0 && r.p50Micros() <= r.p99Micros());
                 assertTrue(r.bytesPerTransaction() > 0);
+                // Every bank transaction writes, so its clients spend part of their time committing, never more
+                // than all of it.
+                assertTrue(r.commitShare() > 0 && r.commitShare() <= 1, "commit share " + r.commitShare());
             }
             RunResult nvc = results.get(0);
             RunResult vc = results.get(1);
@@ -52,18 +55,24 @@ class RunnerTest {
         Histogram h = new Histogram(3);
         h.recordValue(1_000);
         h.recordValue(2_000_000);
-        ReplicaLoad.Partial p = new ReplicaLoad.Partial(2.5, 100, 10, 3, 1, 2, h, 4096, 95, 7,
+        ReplicaLoad.Partial p = new ReplicaLoad.Partial(2.5, 100, 10, 3, 1, 2, h, 4096, 95, 7, 1_250_000_000L,
+                5_000_000_000L,
                 List.of(new long[] {5, 20, 10, 15}, new long[] {5, 20, 10, 15}));
         ReplicaLoad.Partial back = ReplicaLoad.Partial.decode(p.encode());
         assertEquals(p.committed(), back.committed());
         assertEquals(p.abortsOther(), back.abortsOther());
         assertEquals(p.gcMillis(), back.gcMillis());
+        assertEquals(p.commitNanos(), back.commitNanos());
+        assertEquals(p.clientNanos(), back.clientNanos());
         assertEquals(2, back.timeline().size());
         assertEquals(15, back.timeline().get(1)[3]);
         assertEquals(2, back.latencyNanos().getTotalCount());
         ReplicaLoad.Partial twice = p.then(back);
         assertEquals(5.0, twice.seconds());
         assertEquals(200, twice.committed());
+        assertEquals(2_500_000_000L, twice.commitNanos());
+        assertEquals(0.25, ReplicaLoad.combine("b", "c", Map.of(), List.of(p, back), true).commitShare(), 1e-12,
+                "commit time over client time, summed over the replicas");
         assertEquals(4, twice.timeline().size());
         assertEquals(4, twice.latencyNanos().getTotalCount());
         assertThrows(IllegalArgumentException.class, () -> ReplicaLoad.Partial.decode("1;2;3"));
