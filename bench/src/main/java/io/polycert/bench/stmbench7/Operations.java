@@ -36,6 +36,8 @@ final class Operations {
     private final int[] stack;
     private final boolean[] visitedBase;
     private final boolean[] visitedComplex;
+    /** Build-date moves of the running operation, applied to the index when its body is done. */
+    private final Structure.DateMoves dateMoves;
 
     Operations(Structure s, SplittableRandom random) {
         this.s = s;
@@ -45,6 +47,7 @@ final class Operations {
         this.stack = new int[p.numAtomicPerComp() * (p.numConnPerAtomic() + 1) + 1];
         this.visitedBase = new boolean[s.baseById.length];
         this.visitedComplex = new boolean[s.complexById.length];
+        this.dateMoves = new Structure.DateMoves(p.maxAtomicParts());
     }
 
     /** What an atomic-part traversal does to each part it visits. */
@@ -67,6 +70,13 @@ final class Operations {
 
     /** Runs {@code op}'s body in the caller's transaction; returns what the original returns (a count). */
     int run(Sb7Op op) {
+        dateMoves.clear(); // an attempt before this one may have aborted with moves pending
+        int result = body(op);
+        dateMoves.apply(s);
+        return result;
+    }
+
+    private int body(Sb7Op op) {
         return switch (op) {
             case T1 -> traverseGraphs(AtomicAction.READ);
             case T2A -> traverseGraphs(AtomicAction.SWAP_ROOT);
@@ -182,19 +192,19 @@ final class Operations {
             }
             case DATE_ROOT -> {
                 if (first) {
-                    s.updateBuildDate(a);
+                    s.updateBuildDate(a, dateMoves);
                 } else {
                     readAtomic(a);
                 }
                 return 1;
             }
             case DATE -> {
-                s.updateBuildDate(a);
+                s.updateBuildDate(a, dateMoves);
                 return 1;
             }
             case DATE4 -> {
                 for (int i = 0; i < 4; i++) {
-                    s.updateBuildDate(a);
+                    s.updateBuildDate(a, dateMoves);
                 }
                 return 4;
             }
