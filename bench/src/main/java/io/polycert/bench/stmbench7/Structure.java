@@ -386,8 +386,8 @@ final class Structure {
      * every part's date (T3b, T3c) copied some 10^8 ints and spent most of its time there, where the original's
      * index (a tree set per date) costs a few boxes per move. At the end, each date touched is rewritten once, and a
      * part moved back to where it started (T3c moves each four times) is not moved at all. The index holds the
-     * same ids per date either way; only their order within a date differs, which nothing reads. One per client:
-     * not thread-safe.
+     * same ids per date either way; only their order within a date differs, which no operation reads (the checker's
+     * digest does, alike at every replica: they apply the same write-sets). One per client: not thread-safe.
      */
     static final class DateMoves {
         /** Per atomic id, its date before the operation's first move (valid while {@link #touched}). */
