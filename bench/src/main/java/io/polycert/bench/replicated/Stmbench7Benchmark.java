@@ -65,6 +65,7 @@ public final class Stmbench7Benchmark {
                 }
                 List<RunResult> results = new Runner(cluster, workload, options.run(), extra, out).run();
                 table(results);
+                kindsTable(results);
                 all.addAll(results);
                 out.println("  (invariants and equal state checked at every replica)");
                 if (cluster.networkSummary() != null) {
@@ -99,6 +100,86 @@ public final class Stmbench7Benchmark {
         // Commits that cost nothing, with execution as long as it was, would take a contender to 1 / (1 - its
         // commit share) of its rate: about what choosing protocols can gain (shared cores blur it).
         out.println("  (commit: share of the client threads' time spent in commits that committed)");
+    }
+
+    /**
+     * Per operation kind: its share of the operations and each static protocol's mean time (retries included),
+     * then what running every kind by its fastest static protocol would give against VC.
+     */
+    private void kindsTable(List<RunResult> results) {
+        Map<String, RunResult> statics = staticRuns(results);
+        if (statics.size() < 3) {
+            return;
+        }
+        Map<String, Long> counts = kindCounts(results);
+        long total = counts.values().stream().mapToLong(Long::longValue).sum();
+        out.printf(Locale.ROOT, "  per operation kind (mean us per operation, retries included):%n");
+        out.printf(Locale.ROOT, "  %-6s %7s %11s %11s %11s %5s%n", "kind", "share", "nvc", "bfc", "vc", "best");
+        counts.forEach((kind, n) -> {
+            double[] t = new double[3];
+            String best = null;
+            double bestTime = Double.POSITIVE_INFINITY;
+            int i = 0;
+            for (Map.Entry<String, RunResult> e : statics.entrySet()) {
+                RunResult.Kind k = e.getValue().kind(kind);
+                t[i++] = k == null ? Double.NaN : k.meanMicros();
+                if (k != null && k.meanMicros() < bestTime) {
+                    bestTime = k.meanMicros();
+                    best = e.getKey();
+                }
+            }
+            out.printf(Locale.ROOT, "  %-6s %6.1f%% %11.0f %11.0f %11.0f %5s%n", kind, 100.0 * n / total, t[0], t[1],
+                    t[2], best);
+        });
+        out.printf(Locale.ROOT, "  each kind by its fastest static protocol: %.2f x VC (the mix weighted by these"
+                + " means)%n", bestStaticPerKind(results));
+    }
+
+    /** The static contenders' runs, in the order NVC, BFC, VC (absent ones left out). */
+    private static Map<String, RunResult> staticRuns(List<RunResult> results) {
+        Map<String, RunResult> statics = new LinkedHashMap<>();
+        for (String name : List.of("nvc", "bfc", "vc")) {
+            results.stream().filter(r -> r.contender().equals(name)).findFirst().ifPresent(r -> statics.put(name, r));
+        }
+        return statics;
+    }
+
+    /** How many operations of each kind all contenders completed: the mix, as run. */
+    private static Map<String, Long> kindCounts(List<RunResult> results) {
+        Map<String, Long> counts = new java.util.TreeMap<>();
+        for (RunResult r : results) {
+            for (RunResult.Kind k : r.kinds()) {
+                counts.merge(k.name(), k.count(), Long::sum);
+            }
+        }
+        return counts;
+    }
+
+    /**
+     * VC's mean time per operation over the mix, divided by the same with each kind timed by its fastest static
+     * protocol: what an oracle that knew each kind's best protocol would gain over VC, if the kinds' times did
+     * not depend on one another. NaN without NVC, BFC and VC runs, or a kind one of them never ran.
+     */
+    static double bestStaticPerKind(List<RunResult> results) {
+        Map<String, RunResult> statics = staticRuns(results);
+        if (statics.size() < 3) {
+            return Double.NaN;
+        }
+        double vc = 0;
+        double best = 0;
+        for (Map.Entry<String, Long> e : kindCounts(results).entrySet()) {
+            double fastest = Double.POSITIVE_INFINITY;
+            for (RunResult r : statics.values()) {
+                RunResult.Kind k = r.kind(e.getKey());
+                if (k == null) {
+                    return Double.NaN;
+                }
+                fastest = Math.min(fastest, k.meanMicros());
+            }
+            vc += e.getValue() * statics.get("vc").kind(e.getKey()).meanMicros();
+            best += e.getValue() * fastest;
+        }
+        return best == 0 ? Double.NaN : vc / best;
     }
 
     private static String onOff(boolean b) {

@@ -199,6 +199,13 @@ public final class ReportWriter {
         field(out, "bytesPerTransaction", jsonNumber(r.bytesPerTransaction()));
         field(out, "gcMillis", Long.toString(r.gcMillis()));
         field(out, "commitShare", jsonNumber(r.commitShare()));
+        out.append("    \"kinds\": [");
+        for (int i = 0; i < r.kinds().size(); i++) {
+            RunResult.Kind k = r.kinds().get(i);
+            out.append(i == 0 ? "" : ", ").append("{\"name\": ").append(jsonString(k.name())).append(", \"count\": ")
+                    .append(k.count()).append(", \"meanMicros\": ").append(jsonNumber(k.meanMicros())).append('}');
+        }
+        out.append("],\n");
         out.append("    \"timeline\": [");
         List<RunResult.Second> timeline = r.timeline();
         for (int i = 0; i < timeline.size(); i++) {

@@ -28,11 +28,17 @@ import java.util.Map;
  * @param commitShare the share of the client threads' time spent in certified commits that committed, from the
  *     commit call to its outcome (marshalling, broadcast, certification, votes); what is left is execution,
  *     retries and local work, which no choice of protocol removes. NaN when not measured
+ * @param kinds per operation kind (what the workload's client names it, e.g. {@code T1} or {@code OP15}), how many
+ *     completed and their mean time, retries included; sorted by name; empty when not measured
  */
 public record RunResult(String benchmark, String contender, Map<String, String> parameters, double seconds,
         long committed, long committedReadOnly, long abortsConflict, long abortsFalsePositive, long abortsOther,
         double p50Micros, double p90Micros, double p99Micros, long bytesBroadcast, long broadcastTransactions,
-        long gcMillis, List<Second> timeline, double commitShare) {
+        long gcMillis, List<Second> timeline, double commitShare, List<Kind> kinds) {
+
+    /** Operations of one kind in the run: how many completed, and their mean time from start to commit. */
+    public record Kind(String name, long count, double meanMicros) {
+    }
 
     /** A result whose commit share was not measured. */
     public RunResult(String benchmark, String contender, Map<String, String> parameters, double seconds,
@@ -41,7 +47,7 @@ public record RunResult(String benchmark, String contender, Map<String, String> 
             long gcMillis, List<Second> timeline) {
         this(benchmark, contender, parameters, seconds, committed, committedReadOnly, abortsConflict,
                 abortsFalsePositive, abortsOther, p50Micros, p90Micros, p99Micros, bytesBroadcast,
-                broadcastTransactions, gcMillis, timeline, Double.NaN);
+                broadcastTransactions, gcMillis, timeline, Double.NaN, List.of());
     }
 
     /** Commits in one second of the run, by the protocol that certified them (read-only ones apart). */
@@ -54,6 +60,17 @@ public record RunResult(String benchmark, String contender, Map<String, String> 
     public RunResult {
         parameters = java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(parameters));
         timeline = List.copyOf(timeline);
+        kinds = List.copyOf(kinds);
+    }
+
+    /** The kind named {@code name}, or {@code null}. */
+    public Kind kind(String name) {
+        for (Kind k : kinds) {
+            if (k.name().equals(name)) {
+                return k;
+            }
+        }
+        return null;
     }
 
     public double committedPerSecond() {

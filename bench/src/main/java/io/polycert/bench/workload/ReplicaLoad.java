@@ -31,6 +31,9 @@ public final class ReplicaLoad implements AutoCloseable {
     private final LongAdder gaveUp = new LongAdder();
     private final AtomicReference<Throwable> failure = new AtomicReference<>();
     private volatile ConcurrentHistogram latency = new ConcurrentHistogram(3);
+    /** Per operation kind (what {@link Workload.Client#next()} names): {count, nanoseconds} while measuring. */
+    private volatile java.util.concurrent.ConcurrentHashMap<String, LongAdder[]> kinds =
+            new java.util.concurrent.ConcurrentHashMap<>();
     private Window window;
 
     private final int member;
@@ -79,10 +82,12 @@ public final class ReplicaLoad implements AutoCloseable {
         while (!stop.get()) {
             long t0 = System.nanoTime();
             try {
-                client.next();
+                String kind = client.next();
                 if (measuring.get()) {
+                    long nanos = Math.max(1, System.nanoTime() - t0);
                     committed.increment();
-                    latency.recordValue(Math.max(1, System.nanoTime() - t0));
+                    latency.recordValue(nanos);
+                    countKind(kind, nanos);
                 }
             } catch (TransactionAbortedException e) {
                 gaveUp.increment(); // the replica's statistics count every aborted attempt by cause
@@ -96,6 +101,17 @@ public final class ReplicaLoad implements AutoCloseable {
         }
     }
 
+    private void countKind(String kind, long nanos) {
+        java.util.concurrent.ConcurrentHashMap<String, LongAdder[]> k = kinds;
+        String name = kind == null ? "?" : kind;
+        LongAdder[] c = k.get(name);
+        if (c == null) {
+            c = k.computeIfAbsent(name, x -> new LongAdder[] {new LongAdder(), new LongAdder()});
+        }
+        c[0].increment();
+        c[1].add(nanos);
+    }
+
     /** Counters so far: for progress lines. */
     public Counters current() {
         return Counters.of(committed.sum(), replica.statistics());
@@ -105,6 +121,7 @@ public final class ReplicaLoad implements AutoCloseable {
     public synchronized void beginMeasuring() {
         checkFailure();
         latency = new ConcurrentHistogram(3);
+        kinds = new java.util.concurrent.ConcurrentHashMap<>();
         committed.reset();
         window = new Window(System.nanoTime(), Counters.of(0, replica.statistics()), gcMillis());
         measuring.set(true);
@@ -141,7 +158,13 @@ public final class ReplicaLoad implements AutoCloseable {
         checkFailure();
         return new Partial(seconds, d.clientCommits, d.readOnly(), d.conflicts, d.falsePositives, d.other,
                 latency.copy(), d.bytes, d.attempts(), gcMillis() - w.gcMillis, d.commitNanos,
-                Math.round(threads * seconds * 1e9), timeline);
+                Math.round(threads * seconds * 1e9), timeline, kindsSoFar());
+    }
+
+    private java.util.SortedMap<String, long[]> kindsSoFar() {
+        java.util.SortedMap<String, long[]> m = new java.util.TreeMap<>();
+        kinds.forEach((name, c) -> m.put(name, new long[] {c[0].sum(), c[1].sum()}));
+        return m;
     }
 
     private void checkFailure() {
@@ -270,11 +293,25 @@ public final class ReplicaLoad implements AutoCloseable {
     /**
      * What one replica measured in one window; {@link #timeline} holds, per second, commits that were read-only,
      * NVC, BFC and VC. {@link #commitNanos} is the time its client threads spent in certified commits that
-     * committed (commit call to outcome), {@link #clientNanos} their time in the window (threads x seconds).
+     * committed (commit call to outcome), {@link #clientNanos} their time in the window (threads x seconds);
+     * {@link #kinds}, per operation kind, how many completed and their time in nanoseconds (retries included).
      */
     public record Partial(double seconds, long committed, long committedReadOnly, long abortsConflict,
             long abortsFalsePositive, long abortsOther, Histogram latencyNanos, long bytesBroadcast,
-            long broadcastTransactions, long gcMillis, long commitNanos, long clientNanos, List<long[]> timeline) {
+            long broadcastTransactions, long gcMillis, long commitNanos, long clientNanos, List<long[]> timeline,
+            java.util.SortedMap<String, long[]> kinds) {
+
+        public Partial {
+            java.util.SortedMap<String, long[]> copy = new java.util.TreeMap<>();
+            kinds.forEach((k, v) -> {
+                if (!k.matches("[A-Za-z0-9_.-]+") || v.length != 2) {
+                    throw new IllegalArgumentException("an operation kind is a name of letters, digits, '_', '.' or"
+                            + " '-' with a count and a time, not '" + k + "'");
+                }
+                copy.put(k, v.clone());
+            });
+            kinds = java.util.Collections.unmodifiableSortedMap(copy);
+        }
 
         /** This window followed by {@code later}: times and counts add up, timelines concatenate. */
         public Partial then(Partial later) {
@@ -286,7 +323,17 @@ public final class ReplicaLoad implements AutoCloseable {
                     committedReadOnly + later.committedReadOnly, abortsConflict + later.abortsConflict,
                     abortsFalsePositive + later.abortsFalsePositive, abortsOther + later.abortsOther, h,
                     bytesBroadcast + later.bytesBroadcast, broadcastTransactions + later.broadcastTransactions,
-                    gcMillis + later.gcMillis, commitNanos + later.commitNanos, clientNanos + later.clientNanos, t);
+                    gcMillis + later.gcMillis, commitNanos + later.commitNanos, clientNanos + later.clientNanos, t,
+                    mergeKinds(List.of(kinds, later.kinds)));
+        }
+
+        /** Per kind, the counts and times of {@code all} added up. */
+        static java.util.SortedMap<String, long[]> mergeKinds(List<java.util.SortedMap<String, long[]>> all) {
+            java.util.SortedMap<String, long[]> m = new java.util.TreeMap<>();
+            for (java.util.SortedMap<String, long[]> one : all) {
+                one.forEach((k, v) -> m.merge(k, v.clone(), (a, b) -> new long[] {a[0] + b[0], a[1] + b[1]}));
+            }
+            return m;
         }
 
         /** One line of text (no spaces), for a member process to send to its controller. */
@@ -305,6 +352,13 @@ public final class ReplicaLoad implements AutoCloseable {
                 sb.append(i == 0 ? "" : "/").append(t[0]).append(',').append(t[1]).append(',').append(t[2])
                         .append(',').append(t[3]);
             }
+            sb.append(';');
+            boolean first = true;
+            for (java.util.Map.Entry<String, long[]> e : kinds.entrySet()) {
+                sb.append(first ? "" : "/").append(e.getKey()).append(',').append(e.getValue()[0]).append(',')
+                        .append(e.getValue()[1]);
+                first = false;
+            }
             return sb.toString();
         }
 
@@ -315,8 +369,8 @@ public final class ReplicaLoad implements AutoCloseable {
          */
         public static Partial decode(String line) {
             String[] f = line.split(";", -1);
-            if (f.length != 13) {
-                throw new IllegalArgumentException("a load result has 13 fields, this has " + f.length);
+            if (f.length != 14) {
+                throw new IllegalArgumentException("a load result has 14 fields, this has " + f.length);
             }
             try {
                 byte[] hist = java.util.Base64.getDecoder().decode(f[11]);
@@ -332,10 +386,21 @@ public final class ReplicaLoad implements AutoCloseable {
                                 Long.parseLong(c[3])});
                     }
                 }
+                java.util.SortedMap<String, long[]> kinds = new java.util.TreeMap<>();
+                if (!f[13].isEmpty()) {
+                    for (String kind : f[13].split("/")) {
+                        String[] c = kind.split(",");
+                        if (c.length != 3) {
+                            throw new IllegalArgumentException("an operation kind has a name, a count and a time: "
+                                    + kind);
+                        }
+                        kinds.put(c[0], new long[] {Long.parseLong(c[1]), Long.parseLong(c[2])});
+                    }
+                }
                 return new Partial(Double.parseDouble(f[0]), Long.parseLong(f[1]), Long.parseLong(f[2]),
                         Long.parseLong(f[3]), Long.parseLong(f[4]), Long.parseLong(f[5]), h, Long.parseLong(f[6]),
                         Long.parseLong(f[7]), Long.parseLong(f[8]), Long.parseLong(f[9]), Long.parseLong(f[10]),
-                        timeline);
+                        timeline, kinds);
             } catch (java.util.zip.DataFormatException | RuntimeException e) {
                 if (e instanceof IllegalArgumentException iae) {
                     throw iae;
@@ -383,6 +448,13 @@ public final class ReplicaLoad implements AutoCloseable {
             clientNanos += p.clientNanos();
             secondsCount = Math.min(secondsCount, p.timeline().size());
         }
+        List<java.util.SortedMap<String, long[]>> perReplica = new ArrayList<>();
+        for (Partial p : partials) {
+            perReplica.add(p.kinds());
+        }
+        List<io.polycert.bench.report.RunResult.Kind> kinds = new ArrayList<>();
+        Partial.mergeKinds(perReplica).forEach((name, c) -> kinds.add(
+                new io.polycert.bench.report.RunResult.Kind(name, c[0], c[1] / 1000.0 / Math.max(1, c[0]))));
         List<io.polycert.bench.report.RunResult.Second> timeline = new ArrayList<>();
         for (int i = 0; i < secondsCount; i++) {
             long[] sum = new long[4];
@@ -397,6 +469,6 @@ public final class ReplicaLoad implements AutoCloseable {
         return new io.polycert.bench.report.RunResult(benchmark, contender, parameters, seconds, committed, readOnly,
                 conflicts, fps, other, latency.getValueAtPercentile(50) / 1000.0,
                 latency.getValueAtPercentile(90) / 1000.0, latency.getValueAtPercentile(99) / 1000.0, bytes,
-                broadcasts, gc, timeline, clientNanos == 0 ? Double.NaN : (double) commitNanos / clientNanos);
+                broadcasts, gc, timeline, clientNanos == 0 ? Double.NaN : (double) commitNanos / clientNanos, kinds);
     }
 }

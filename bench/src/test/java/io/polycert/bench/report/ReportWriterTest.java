@@ -118,7 +118,7 @@ class ReportWriterTest {
         assertEquals(List.of("benchmark", "contender", "parameters", "seconds", "committed", "committedPerSecond",
                 "committedReadOnly", "abortsConflict", "abortsFalsePositive", "abortsOther", "abortRate", "p50Micros",
                 "p90Micros", "p99Micros", "bytesBroadcast", "broadcastTransactions", "bytesPerTransaction",
-                "gcMillis", "commitShare", "timeline"), new ArrayList<>(first.keySet()));
+                "gcMillis", "commitShare", "kinds", "timeline"), new ArrayList<>(first.keySet()));
         assertEquals("bank \"quoted\"", first.get("benchmark"));
         assertEquals("ucb,dist", first.get("contender"));
         assertEquals(Map.of("mix", "write,\nheavy", "readSet", "100"), first.get("parameters"));
@@ -139,6 +139,8 @@ class ReportWriterTest {
         assertEquals(3, ((List<Object>) second.get("timeline")).size());
         assertEquals(Map.of("mix", "read"), second.get("parameters"));
         assertEquals(0.25, second.get("commitShare"));
+        assertEquals(List.of(Map.of("name", "transfer", "count", 120.0, "meanMicros", 9.5)), second.get("kinds"));
+        assertEquals(List.of(), first.get("kinds"));
     }
 
     @Test

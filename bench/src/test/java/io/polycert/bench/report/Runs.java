@@ -30,7 +30,8 @@ final class Runs {
             timeline.add(new RunResult.Second(i, ro, nvc, bfc, perSecond - ro - nvc - bfc));
         }
         return new RunResult(benchmark, contender, parameters, seconds, perSecond * seconds,
-                perSecond * seconds / 4, 10, 2, 1, p50, p50 * 2, p50 * 5, 64_000, 1_000, 12, timeline, 0.25);
+                perSecond * seconds / 4, 10, 2, 1, p50, p50 * 2, p50 * 5, 64_000, 1_000, 12, timeline, 0.25,
+                List.of(new RunResult.Kind("transfer", perSecond * seconds, p50)));
     }
 
     /** Fig. 2/4/5-style results: NVC, BFC, VC at read sets 10, 100, 1000, 10000. */

@@ -38,6 +38,9 @@ class RunnerTest {
                 // Every bank transaction writes, so its clients spend part of their time committing, never more
                 // than all of it.
                 assertTrue(r.commitShare() > 0 && r.commitShare() <= 1, "commit share " + r.commitShare());
+                assertEquals(List.of("transfer"), r.kinds().stream().map(RunResult.Kind::name).toList());
+                assertEquals(r.committed(), r.kind("transfer").count(), "every operation counted by its kind");
+                assertTrue(r.kind("transfer").meanMicros() > 0);
             }
             RunResult nvc = results.get(0);
             RunResult vc = results.get(1);
@@ -57,7 +60,8 @@ class RunnerTest {
         h.recordValue(2_000_000);
         ReplicaLoad.Partial p = new ReplicaLoad.Partial(2.5, 100, 10, 3, 1, 2, h, 4096, 95, 7, 1_250_000_000L,
                 5_000_000_000L,
-                List.of(new long[] {5, 20, 10, 15}, new long[] {5, 20, 10, 15}));
+                List.of(new long[] {5, 20, 10, 15}, new long[] {5, 20, 10, 15}),
+                new java.util.TreeMap<>(Map.of("T1", new long[] {60, 6_000_000L}, "OP15", new long[] {40, 1_000_000L})));
         ReplicaLoad.Partial back = ReplicaLoad.Partial.decode(p.encode());
         assertEquals(p.committed(), back.committed());
         assertEquals(p.abortsOther(), back.abortsOther());
@@ -67,10 +71,18 @@ class RunnerTest {
         assertEquals(2, back.timeline().size());
         assertEquals(15, back.timeline().get(1)[3]);
         assertEquals(2, back.latencyNanos().getTotalCount());
+        assertEquals(List.of("OP15", "T1"), List.copyOf(back.kinds().keySet()));
+        assertEquals(6_000_000L, back.kinds().get("T1")[1]);
         ReplicaLoad.Partial twice = p.then(back);
         assertEquals(5.0, twice.seconds());
         assertEquals(200, twice.committed());
         assertEquals(2_500_000_000L, twice.commitNanos());
+        assertEquals(120, twice.kinds().get("T1")[0]);
+        RunResult merged = ReplicaLoad.combine("b", "c", Map.of(), List.of(p, back), true);
+        assertEquals(new RunResult.Kind("T1", 120, 100.0), merged.kind("T1"), "mean of 12 ms over 120 operations");
+        assertThrows(IllegalArgumentException.class, () -> new ReplicaLoad.Partial(1, 1, 0, 0, 0, 0, h, 0, 0, 0, 0,
+                0, List.of(), new java.util.TreeMap<>(Map.of("a/b", new long[] {1, 1}))), "a kind the text form"
+                + " cannot carry");
         assertEquals(0.25, ReplicaLoad.combine("b", "c", Map.of(), List.of(p, back), true).commitShare(), 1e-12,
                 "commit time over client time, summed over the replicas");
         assertEquals(4, twice.timeline().size());
