@@ -158,7 +158,7 @@ public final class Stmbench7Benchmark {
     /**
      * VC's mean time per operation over the mix, divided by the same with each kind timed by its fastest static
      * protocol: what an oracle that knew each kind's best protocol would gain over VC, if the kinds' times did
-     * not depend on one another. NaN without NVC, BFC and VC runs, or a kind one of them never ran.
+     * not depend on one another. NaN without NVC, BFC and VC runs, or a kind one of them never completed.
      */
     static double bestStaticPerKind(List<RunResult> results) {
         Map<String, RunResult> statics = staticRuns(results);
@@ -171,7 +171,7 @@ public final class Stmbench7Benchmark {
             double fastest = Double.POSITIVE_INFINITY;
             for (RunResult r : statics.values()) {
                 RunResult.Kind k = r.kind(e.getKey());
-                if (k == null) {
+                if (k == null || Double.isNaN(k.meanMicros())) {
                     return Double.NaN;
                 }
                 fastest = Math.min(fastest, k.meanMicros());

@@ -29,14 +29,18 @@ import java.util.Map;
  *     commit call to its outcome (marshalling, broadcast, certification, votes); what is left is execution,
  *     retries and local work, which no choice of protocol removes. NaN when not measured
  * @param kinds per operation kind (what the workload's client names it, e.g. {@code T1} or {@code OP15}), how many
- *     completed and their mean time, retries included; sorted by name; empty when not measured
+ *     completed and the time spent on the kind per operation completed (retries included, and the time of
+ *     operations that finally aborted); sorted by name; empty when not measured
  */
 public record RunResult(String benchmark, String contender, Map<String, String> parameters, double seconds,
         long committed, long committedReadOnly, long abortsConflict, long abortsFalsePositive, long abortsOther,
         double p50Micros, double p90Micros, double p99Micros, long bytesBroadcast, long broadcastTransactions,
         long gcMillis, List<Second> timeline, double commitShare, List<Kind> kinds) {
 
-    /** Operations of one kind in the run: how many completed, and their mean time from start to commit. */
+    /**
+     * Operations of one kind in the run: how many completed, and the time spent on the kind per operation completed
+     * (NaN if none completed).
+     */
     public record Kind(String name, long count, double meanMicros) {
     }
 

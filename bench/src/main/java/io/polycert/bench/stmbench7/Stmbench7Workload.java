@@ -194,6 +194,7 @@ public final class Stmbench7Workload implements Workload {
         private final OperationMix mix;
         private final SplittableRandom random;
         private final Operations operations;
+        private volatile String kind;
 
         Sb7Client(Structure structure, OperationMix mix, SplittableRandom random) {
             this.stm = structure.stm;
@@ -205,8 +206,14 @@ public final class Stmbench7Workload implements Workload {
         @Override
         public String next() {
             Sb7Op op = mix.choose(random);
+            kind = op.label;
             run(op);
             return op.label;
+        }
+
+        @Override
+        public String kind() {
+            return kind;
         }
 
         /** Runs {@code op} in {@code stm.readOnly} or {@code stm.atomic}; returns the operation's result. */

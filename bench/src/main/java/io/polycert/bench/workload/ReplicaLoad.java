@@ -87,10 +87,15 @@ public final class ReplicaLoad implements AutoCloseable {
                     long nanos = Math.max(1, System.nanoTime() - t0);
                     committed.increment();
                     latency.recordValue(nanos);
-                    countKind(kind, nanos);
+                    chargeKind(kind == null ? "unnamed" : kind, nanos, true);
                 }
             } catch (TransactionAbortedException e) {
                 gaveUp.increment(); // the replica's statistics count every aborted attempt by cause
+                if (measuring.get()) {
+                    // its time is its kind's cost too: a kind's mean is its time per operation completed
+                    String kind = client.kind();
+                    chargeKind(kind == null ? "gave-up" : kind, Math.max(1, System.nanoTime() - t0), false);
+                }
             } catch (RuntimeException | Error e) {
                 if (stop.get() || replica.stm().isClosed()) {
                     return;
@@ -101,14 +106,15 @@ public final class ReplicaLoad implements AutoCloseable {
         }
     }
 
-    private void countKind(String kind, long nanos) {
+    private void chargeKind(String name, long nanos, boolean completed) {
         java.util.concurrent.ConcurrentHashMap<String, LongAdder[]> k = kinds;
-        String name = kind == null ? "?" : kind;
         LongAdder[] c = k.get(name);
         if (c == null) {
             c = k.computeIfAbsent(name, x -> new LongAdder[] {new LongAdder(), new LongAdder()});
         }
-        c[0].increment();
+        if (completed) {
+            c[0].increment();
+        }
         c[1].add(nanos);
     }
 
@@ -294,7 +300,8 @@ public final class ReplicaLoad implements AutoCloseable {
      * What one replica measured in one window; {@link #timeline} holds, per second, commits that were read-only,
      * NVC, BFC and VC. {@link #commitNanos} is the time its client threads spent in certified commits that
      * committed (commit call to outcome), {@link #clientNanos} their time in the window (threads x seconds);
-     * {@link #kinds}, per operation kind, how many completed and their time in nanoseconds (retries included).
+     * {@link #kinds}, per operation kind, how many completed and the time spent on the kind in nanoseconds (retries
+     * included, and operations that finally aborted).
      */
     public record Partial(double seconds, long committed, long committedReadOnly, long abortsConflict,
             long abortsFalsePositive, long abortsOther, Histogram latencyNanos, long bytesBroadcast,
@@ -454,7 +461,7 @@ public final class ReplicaLoad implements AutoCloseable {
         }
         List<io.polycert.bench.report.RunResult.Kind> kinds = new ArrayList<>();
         Partial.mergeKinds(perReplica).forEach((name, c) -> kinds.add(
-                new io.polycert.bench.report.RunResult.Kind(name, c[0], c[1] / 1000.0 / Math.max(1, c[0]))));
+                new io.polycert.bench.report.RunResult.Kind(name, c[0], c[0] == 0 ? Double.NaN : c[1] / 1000.0 / c[0])));
         List<io.polycert.bench.report.RunResult.Second> timeline = new ArrayList<>();
         for (int i = 0; i < secondsCount; i++) {
             long[] sum = new long[4];

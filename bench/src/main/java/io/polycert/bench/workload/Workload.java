@@ -81,5 +81,13 @@ public interface Workload {
          * @throws io.polycert.core.TransactionAbortedException if it finally aborted; the runner counts it
          */
         String next();
+
+        /**
+         * The kind of the operation {@link #next()} is running or last ran, so that the time of one that finally
+         * aborted is charged to its kind; {@code null} (the default) charges it to {@code gave-up}.
+         */
+        default String kind() {
+            return null;
+        }
     }
 }

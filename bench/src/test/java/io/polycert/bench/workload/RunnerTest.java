@@ -38,8 +38,10 @@ class RunnerTest {
                 // Every bank transaction writes, so its clients spend part of their time committing, never more
                 // than all of it.
                 assertTrue(r.commitShare() > 0 && r.commitShare() <= 1, "commit share " + r.commitShare());
-                assertEquals(List.of("transfer"), r.kinds().stream().map(RunResult.Kind::name).toList());
-                assertEquals(r.committed(), r.kind("transfer").count(), "every operation counted by its kind");
+                assertTrue(List.of("gave-up", "transfer").containsAll(r.kinds().stream().map(RunResult.Kind::name)
+                        .toList()), "kinds " + r.kinds()); // gave-up: the bank's client names no kind it gave up
+                // read a moment apart from the commit count: the one operation in flight per client may differ
+                assertEquals(r.committed(), r.kind("transfer").count(), 3, "every operation counted by its kind");
                 assertTrue(r.kind("transfer").meanMicros() > 0);
             }
             RunResult nvc = results.get(0);
