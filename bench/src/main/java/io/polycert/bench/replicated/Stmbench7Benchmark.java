@@ -113,21 +113,17 @@ public final class Stmbench7Benchmark {
         }
         Map<String, Long> counts = kindCounts(results);
         long total = counts.values().stream().mapToLong(Long::longValue).sum();
-        out.printf(Locale.ROOT, "  per operation kind (mean us per operation, retries included):%n");
+        out.printf(Locale.ROOT, "  per operation kind (mean us per completed operation, retries and given-up ones"
+                + " included):%n");
         out.printf(Locale.ROOT, "  %-6s %7s %11s %11s %11s %5s%n", "kind", "share", "nvc", "bfc", "vc", "best");
         counts.forEach((kind, n) -> {
             double[] t = new double[3];
-            String best = null;
-            double bestTime = Double.POSITIVE_INFINITY;
             int i = 0;
-            for (Map.Entry<String, RunResult> e : statics.entrySet()) {
-                RunResult.Kind k = e.getValue().kind(kind);
+            for (RunResult r : statics.values()) {
+                RunResult.Kind k = r.kind(kind);
                 t[i++] = k == null ? Double.NaN : k.meanMicros();
-                if (k != null && k.meanMicros() < bestTime) {
-                    bestTime = k.meanMicros();
-                    best = e.getKey();
-                }
             }
+            String best = java.util.Objects.requireNonNullElse(fastest(statics, kind), "-");
             out.printf(Locale.ROOT, "  %-6s %6.1f%% %11.0f %11.0f %11.0f %5s%n", kind, 100.0 * n / total, t[0], t[1],
                     t[2], best);
         });
@@ -168,18 +164,31 @@ public final class Stmbench7Benchmark {
         double vc = 0;
         double best = 0;
         for (Map.Entry<String, Long> e : kindCounts(results).entrySet()) {
-            double fastest = Double.POSITIVE_INFINITY;
-            for (RunResult r : statics.values()) {
-                RunResult.Kind k = r.kind(e.getKey());
-                if (k == null || Double.isNaN(k.meanMicros())) {
-                    return Double.NaN;
-                }
-                fastest = Math.min(fastest, k.meanMicros());
+            String fastest = fastest(statics, e.getKey());
+            if (fastest == null) {
+                return Double.NaN;
             }
             vc += e.getValue() * statics.get("vc").kind(e.getKey()).meanMicros();
-            best += e.getValue() * fastest;
+            best += e.getValue() * statics.get(fastest).kind(e.getKey()).meanMicros();
         }
         return best == 0 ? Double.NaN : vc / best;
+    }
+
+    /** The static protocol with the smallest mean for {@code kind}; null if one of them has no mean for it. */
+    private static String fastest(Map<String, RunResult> statics, String kind) {
+        String fastest = null;
+        double time = Double.POSITIVE_INFINITY;
+        for (Map.Entry<String, RunResult> e : statics.entrySet()) {
+            RunResult.Kind k = e.getValue().kind(kind);
+            if (k == null || Double.isNaN(k.meanMicros())) {
+                return null;
+            }
+            if (k.meanMicros() < time) {
+                time = k.meanMicros();
+                fastest = e.getKey();
+            }
+        }
+        return fastest;
     }
 
     private static String onOff(boolean b) {
