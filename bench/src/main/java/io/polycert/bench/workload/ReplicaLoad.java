@@ -162,9 +162,13 @@ public final class ReplicaLoad implements AutoCloseable {
             previous = c;
         }
         checkFailure();
+        long clientNanos = Math.round(threads * seconds * 1e9);
+        // A commit is counted whole when it ends, so one begun before the window adds time the window did not
+        // have (and one still running at its end adds none): clip to the clients' time, or a short window with
+        // slow commits reads above 100%.
         return new Partial(seconds, d.clientCommits, d.readOnly(), d.conflicts, d.falsePositives, d.other,
-                latency.copy(), d.bytes, d.attempts(), gcMillis() - w.gcMillis, d.commitNanos,
-                Math.round(threads * seconds * 1e9), timeline, kindsSoFar());
+                latency.copy(), d.bytes, d.attempts(), gcMillis() - w.gcMillis, Math.min(d.commitNanos, clientNanos),
+                clientNanos, timeline, kindsSoFar());
     }
 
     private java.util.SortedMap<String, long[]> kindsSoFar() {
@@ -299,7 +303,8 @@ public final class ReplicaLoad implements AutoCloseable {
     /**
      * What one replica measured in one window; {@link #timeline} holds, per second, commits that were read-only,
      * NVC, BFC and VC. {@link #commitNanos} is the time its client threads spent in certified commits that
-     * committed (commit call to outcome), {@link #clientNanos} their time in the window (threads x seconds);
+     * committed (commit call to outcome, each counted whole in the window it ended in, at most
+     * {@link #clientNanos}), {@link #clientNanos} their time in the window (threads x seconds);
      * {@link #kinds}, per operation kind, how many completed and the time spent on the kind in nanoseconds (retries
      * included, and operations that finally aborted).
      */
