@@ -47,6 +47,9 @@ public final class Main {
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
             "slices", "oracle: turns each contender takes per phase, in rotating order (default 3)",
+            "twins", "oracle: run every static protocol twice, the second time as twin-<protocol>, left out of the best"
+                    + " static protocol, to show what the benchmark's noise allows a perfect oracle (true or false,"
+                    + " default false)",
             "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
@@ -174,8 +177,8 @@ public final class Main {
                                     1_000_000), parsed.doubleValue("phase", d.phaseSeconds(), 1, 3600),
                             parsed.intValue("slices", d.slices(), 1, 3600),
                             parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
-                            java.nio.file.Path.of(parsed.string("out", d.output().toString())), network(parsed)),
-                            out).run();
+                            java.nio.file.Path.of(parsed.string("out", d.output().toString())), network(parsed),
+                            parsed.flag("twins")), out).run();
                 }
                 case "oracle-query" -> new org.openjdk.jmh.runner.Runner(new org.openjdk.jmh.runner.options
                         .OptionsBuilder().include(io.polycert.bench.oracle.OracleQueryBenchmark.class.getSimpleName())

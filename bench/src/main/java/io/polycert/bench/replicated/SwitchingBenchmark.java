@@ -36,9 +36,15 @@ import java.util.function.Supplier;
  */
 public final class SwitchingBenchmark {
 
-    /** Settings of a run. */
+    /**
+     * Settings of a run. With {@code twins}, every static protocol runs a second time as {@code twin-<protocol>}, in
+     * slices of its own and left out of the best static protocol: the twin of each phase's best static protocol is
+     * an oracle that always picks the best, measured as the adaptive ones are, so its figure is what the
+     * benchmark's own noise allows a perfect oracle.
+     */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
-            int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network) {
+            int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network,
+            boolean twins) {
         public Options {
             if (slices < 1) {
                 throw new IllegalArgumentException("slices: at least 1 turn per contender and phase, was " + slices);
@@ -47,7 +53,7 @@ public final class SwitchingBenchmark {
 
         public static Options defaults() {
             return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
-                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE);
+                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false);
         }
     }
 
@@ -200,6 +206,12 @@ public final class SwitchingBenchmark {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
         })));
+        if (options.twins()) {
+            for (Protocol p : Protocol.values()) {
+                list.add(new Contender(TWIN + p.name().toLowerCase(Locale.ROOT), false,
+                        replicate(() -> ProtocolOracle.always(p))));
+            }
+        }
         return list;
     }
 
@@ -295,11 +307,14 @@ public final class SwitchingBenchmark {
 
     // ---------------------------------------------------------------------------------------------------------
 
+    private static final String STATIC = "static-";
+    private static final String TWIN = "twin-";
+
     /** Normalizes to the best static protocol, and finds when each adaptive oracle settled. */
     private static List<PhaseResult> normalize(List<PhaseResult> phase, List<Contender> contenders) {
         double best = 0;
         for (PhaseResult r : phase) {
-            if (r.contender().startsWith("static-")) {
+            if (r.contender().startsWith(STATIC)) {
                 best = Math.max(best, r.committedPerSecond());
             }
         }
@@ -393,7 +408,7 @@ public final class SwitchingBenchmark {
                 PhaseResult p = e.getValue().get(r);
                 sum += p.normalized();
                 worst = Math.min(worst, p.normalized());
-                String conv = e.getKey().startsWith("static-") ? "" : p.convergedAfterSeconds() == 0 ? " (<1 s)"
+                String conv = !adaptive(e.getKey()) ? "" : p.convergedAfterSeconds() == 0 ? " (<1 s)"
                         : Double.isInfinite(p.convergedAfterSeconds()) ? " (no)"
                         : String.format(Locale.ROOT, " (%.0f s)", p.convergedAfterSeconds());
                 row.append(String.format(Locale.ROOT, " %18s", String.format(Locale.ROOT, "%.3f%s", p.normalized(),
@@ -403,6 +418,9 @@ public final class SwitchingBenchmark {
                     worst)));
         }
         out.println();
+        if (options.twins()) {
+            perfectOracle(byContender);
+        }
         goal(byContender.get("dist-ucb"), 0.97, "DistUCB");
         goal(byContender.get("decision-tree"), 0.95, "decision tree");
         Path csv = options.output().resolve("timeline.csv");
@@ -432,6 +450,30 @@ public final class SwitchingBenchmark {
         double seconds = p.committedPerSecond() > 0 ? committed / p.committedPerSecond() : timeline.size();
         return new io.polycert.bench.report.RunResult("oracle", p.contender(), Map.of("readSet", Integer.toString(
                 p.readSet())), seconds, committed, 0, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, timeline);
+    }
+
+    private static boolean adaptive(String contender) {
+        return !contender.startsWith(STATIC) && !contender.startsWith(TWIN);
+    }
+
+    /** Prints, per phase, the figure of the twin of that phase's best static protocol. */
+    private void perfectOracle(Map<String, Map<Integer, PhaseResult>> byContender) {
+        StringBuilder line = new StringBuilder("a perfect oracle (the twin of each phase's best static protocol):");
+        double worst = Double.POSITIVE_INFINITY;
+        for (int r : options.readSets()) {
+            String best = null;
+            for (Map.Entry<String, Map<Integer, PhaseResult>> e : byContender.entrySet()) {
+                if (e.getKey().startsWith(STATIC) && e.getValue().get(r).normalized() == 1.0) {
+                    best = e.getKey();
+                }
+            }
+            PhaseResult twin = best == null ? null : byContender.get(TWIN + best.substring(STATIC.length())).get(r);
+            double v = twin == null ? Double.NaN : twin.normalized();
+            worst = Math.min(worst, v);
+            line.append(String.format(Locale.ROOT, " R=%d %.3f (%s);", r, v, best == null ? "-"
+                    : best.substring(STATIC.length())));
+        }
+        out.println(line.append(String.format(Locale.ROOT, " worst %.3f", worst)));
     }
 
     private void goal(Map<Integer, PhaseResult> phases, double target, String name) {
