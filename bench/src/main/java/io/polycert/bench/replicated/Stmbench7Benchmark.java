@@ -127,8 +127,14 @@ public final class Stmbench7Benchmark {
             out.printf(Locale.ROOT, "  %-6s %6.1f%% %11.0f %11.0f %11.0f %5s%n", kind, 100.0 * n / total, t[0], t[1],
                     t[2], best);
         });
-        out.printf(Locale.ROOT, "  each kind by its fastest static protocol: %.2f x VC (the mix weighted by these"
-                + " means)%n", bestStaticPerKind(results));
+        List<String> unmeasured = counts.keySet().stream().filter(kind -> fastest(statics, kind) == null).toList();
+        if (unmeasured.isEmpty()) {
+            out.printf(Locale.ROOT, "  each kind by its fastest static protocol: %.2f x VC (the mix weighted by these"
+                    + " means)%n", bestStaticPerKind(results));
+        } else {
+            out.printf(Locale.ROOT, "  each kind by its fastest static protocol: not known (%s not completed under"
+                    + " every static protocol)%n", String.join(", ", unmeasured));
+        }
     }
 
     /** The static contenders' runs, in the order NVC, BFC, VC (absent ones left out). */
