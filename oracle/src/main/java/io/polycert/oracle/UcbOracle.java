@@ -142,17 +142,19 @@ public final class UcbOracle implements ProtocolOracle {
     private volatile Map<Long, RemoteStatistics> remote = Map.of();
 
     private UcbOracle(Builder b) {
-        this.index = b.index;
         this.distributed = b.distributed;
         this.gossipIntervalNanos = b.gossipInterval.toNanos();
         this.epochNanos = (b.epoch != null ? b.epoch : b.distributed ? DEFAULT_EPOCH : Duration.ZERO).toNanos();
+        this.index = b.index != null ? b.index : epochNanos > 0 ? UcbIndex.KL_UCB_GAUSSIAN : UcbIndex.UCB1_TUNED;
         this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMin;
         this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMax;
         this.recentAlpha = epochNanos > 0 ? EPOCH_RECENT_ALPHA : DRIFT_ALPHA;
         this.saturatedAfter = epochNanos > 0 ? EPOCH_SATURATED_AFTER : SATURATED_AFTER;
         this.looseAfterFirst = epochNanos > 0 ? EPOCH_LOOSE_AFTER : LOOSE_AFTER;
         this.halfLifeNanos = b.halfLife.toNanos();
-        this.driftShift = b.driftShift;
+        // An epoch's reward spans twice the bootstrap's time per commit (see bootstrapSample), so the same change of
+        // latency moves it half as much as a transaction's.
+        this.driftShift = epochNanos > 0 ? b.driftShift / 2 : b.driftShift;
         this.clock = b.clock;
         for (int i = 0; i < buckets.length; i++) {
             buckets[i] = new Bucket(bootstrapMax, looseAfterFirst);
@@ -166,7 +168,8 @@ public final class UcbOracle implements ProtocolOracle {
 
     /** Settings of a {@link UcbOracle}; the defaults are what the switching benchmark found best. */
     public static final class Builder {
-        private UcbIndex index = UcbIndex.UCB1_TUNED;
+        /** Null: KL-UCB (Gaussian) with epochs, UCB1-Tuned without. */
+        private UcbIndex index;
         private boolean distributed;
         private Duration gossipInterval = Duration.ofSeconds(10);
         private int bootstrapMin = 20;
@@ -180,7 +183,7 @@ public final class UcbOracle implements ProtocolOracle {
         private Builder() {
         }
 
-        /** The arm-scoring rule (default UCB1-Tuned). */
+        /** The arm-scoring rule (default: Gaussian KL-UCB when playing epochs, UCB1-Tuned otherwise). */
         public Builder index(UcbIndex index) {
             this.index = Objects.requireNonNull(index, "index");
             return this;
@@ -228,8 +231,9 @@ public final class UcbOracle implements ProtocolOracle {
         }
 
         /**
-         * The least shift of an arm's recent mean reward that counts as a change of workload (default 0.15; it must
-         * also stand six standard errors clear of the noise, for about 256 samples in a row).
+         * The least shift of an arm's recent mean reward that counts as a change of workload (default 0.15; with
+         * epochs half of it, as their rewards span twice the latencies; it must also stand six standard errors clear
+         * of the noise, for about 256 samples in a row, or 16 epochs).
          * {@code Double.POSITIVE_INFINITY} disables it.
          */
         public Builder driftShift(double shift) {
@@ -491,11 +495,12 @@ public final class UcbOracle implements ProtocolOracle {
         }
         int best = 0;
         double bestScore = Double.NEGATIVE_INFINITY;
+        double pooled = index == UcbIndex.KL_UCB_GAUSSIAN ? UcbIndex.pooledVariance(merged) : Double.NaN;
         for (int a = 0; a < ARMS; a++) {
             double ni = merged[3 * a];
             double mean = ni > 0 ? merged[3 * a + 1] / ni : 0;
             double variance = ni > 0 ? merged[3 * a + 2] / ni - mean * mean : 0;
-            double score = index.score(mean, variance, ni, total);
+            double score = index.score(mean, variance, ni, total, pooled);
             if (score > bestScore) {
                 bestScore = score;
                 best = a;
@@ -588,7 +593,10 @@ public final class UcbOracle implements ProtocolOracle {
         double sigma = Math.sqrt(var / (count - (count > 1 ? 1 : 0)));
         boolean settled = count >= bootstrapMin && sigma < 2 * mean;
         if (settled || count >= bootstrapMax) {
-            bucket.maxLatency = Math.max(1, mean + sigma);
+            // Epochs' times per commit are rates, calm from one epoch to the next: mean + sigma would sit just above
+            // the bootstrap's arm, and every arm slower by more than sigma would earn 0, all alike. Twice the mean
+            // keeps arms up to twice as slow apart (the bootstrap's arm then earns about 1/2).
+            bucket.maxLatency = Math.max(1, epochNanos > 0 ? 2 * mean : mean + sigma);
             if (!Double.isNaN(bucket.looseBound)) {
                 bucket.looseAfter = bucket.maxLatency > bucket.looseBound / 2
                         ? Math.min(LOOSE_AFTER_MAX, 2 * bucket.looseAfter) : looseAfterFirst;
@@ -828,7 +836,7 @@ public final class UcbOracle implements ProtocolOracle {
 
     @Override
     public String toString() {
-        return (distributed ? "dist-ucb" : "ucb") + "(" + index.name().toLowerCase().replace('_', '-')
+        return (distributed ? "dist-ucb" : "ucb") + "(" + index.configName()
                 + (epochNanos > 0 ? ", epochs of " + Duration.ofNanos(epochNanos).toMillis() + " ms" : "") + ")";
     }
 }

@@ -13,7 +13,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 class OracleConfigurationTest {
 
     @ParameterizedTest
-    @CsvSource({"dist-ucb, 'dist-ucb(ucb1-tuned, epochs of 25 ms)'", "ucb, ucb(ucb1-tuned)", "static-nvc, static-nvc",
+    @CsvSource({"dist-ucb, 'dist-ucb(kl-ucb, epochs of 25 ms)'", "ucb, ucb(ucb1-tuned)", "static-nvc, static-nvc",
             "static-bfc, static-bfc", "static-vc, static-vc", "threshold, 'threshold(bfc>=100, vc>=10000)'",
             "decision-tree, decision-tree(on-line line fit)"})
     void configurationPicksTheOracle(String kind, String expected) {
@@ -25,7 +25,7 @@ class OracleConfigurationTest {
     @Test
     void defaultIsDistUcbAndSettingsApply() {
         try (ApplicationContext context = ApplicationContext.run()) {
-            assertEquals("dist-ucb(ucb1-tuned, epochs of 25 ms)", context.getBean(ProtocolOracle.class).toString());
+            assertEquals("dist-ucb(kl-ucb, epochs of 25 ms)", context.getBean(ProtocolOracle.class).toString());
         }
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
                 "polycert.ucb.index", "ucb1"))) {
@@ -36,7 +36,14 @@ class OracleConfigurationTest {
             assertEquals("dist-ucb(ucb1-tuned)", context.getBean(ProtocolOracle.class).toString());
         }
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.epochs", "100ms"))) {
-            assertEquals("dist-ucb(ucb1-tuned, epochs of 100 ms)", context.getBean(ProtocolOracle.class).toString());
+            assertEquals("dist-ucb(kl-ucb, epochs of 100 ms)", context.getBean(ProtocolOracle.class).toString());
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.ucb.index", "ucb1-tuned"))) {
+            assertEquals("dist-ucb(ucb1-tuned, epochs of 25 ms)", context.getBean(ProtocolOracle.class).toString());
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
+                "polycert.ucb.index", " KL-UCB "))) {
+            assertEquals("ucb(kl-ucb)", context.getBean(ProtocolOracle.class).toString());
         }
     }
 

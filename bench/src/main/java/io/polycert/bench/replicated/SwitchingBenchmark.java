@@ -198,7 +198,7 @@ public final class SwitchingBenchmark {
         }
         list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
         // DistUCB as configured by default (epochs), and the paper's (statistics exchanged, each replica on its own)
-        for (String name : List.of("dist-ucb", "dist-ucb-gossip")) {
+        for (String name : List.of("dist-ucb", "dist-ucb-tuned", "dist-ucb-gossip")) {
             list.add(new Contender(name, true, replicate(() -> Contenders.oracle(name, options.gossipInterval(),
                     null))));
         }

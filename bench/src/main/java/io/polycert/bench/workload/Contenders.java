@@ -20,7 +20,7 @@ import java.util.Locale;
 public final class Contenders {
     /** Every name {@link #oracle} accepts. */
     public static final List<String> NAMES = List.of("nvc", "bfc", "vc", "threshold", "ucb", "ucb1", "dist-ucb",
-            "dist-ucb-gossip", "decision-tree");
+            "dist-ucb-tuned", "dist-ucb-gossip", "decision-tree");
     /** The static protocols, then the adaptive oracles: what the STMBench7 benchmark runs by default. */
     public static final List<String> DEFAULT = List.of("nvc", "bfc", "vc", "ucb", "dist-ucb", "decision-tree");
 
@@ -51,6 +51,9 @@ public final class Contenders {
                 return UcbOracle.builder().index(UcbIndex.UCB1).build();
             case "dist-ucb":
                 return UcbOracle.builder().distributed(true).gossipInterval(gossipInterval).build();
+            case "dist-ucb-tuned": // DistUCB's epochs scored by UCB1-Tuned, their index until 2026-12-06
+                return UcbOracle.builder().distributed(true).index(UcbIndex.UCB1_TUNED)
+                        .gossipInterval(gossipInterval).build();
             case "dist-ucb-gossip": // the paper's DistUCB: no epochs, statistics exchanged
                 return UcbOracle.builder().distributed(true).epochs(Duration.ZERO).gossipInterval(gossipInterval)
                         .build();

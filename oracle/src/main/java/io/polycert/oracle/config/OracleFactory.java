@@ -19,7 +19,7 @@ import java.util.Locale;
  *
  * <pre>
  * polycert.oracle = dist-ucb | ucb | decision-tree | threshold | static-nvc | static-bfc | static-vc
- * polycert.ucb.index = ucb1-tuned | ucb1          polycert.ucb.gossip-interval = 10s
+ * polycert.ucb.index = kl-ucb (dist-ucb) | ucb1-tuned (ucb) | ucb1      polycert.ucb.gossip-interval = 10s
  * polycert.ucb.half-life = 60s                 polycert.ucb.epochs = 25ms (dist-ucb) | 0s (ucb)
  * polycert.decision-tree.model = path/to/model.json   (optional: without it, a line fitted on-line)
  * polycert.decision-tree.training-file = samples.csv  (optional: record training samples)
@@ -33,7 +33,7 @@ public class OracleFactory {
     @Singleton
     @Bean(preDestroy = "close")
     public ProtocolOracle oracle(@Value("${polycert.oracle:dist-ucb}") String kind,
-            @Value("${polycert.ucb.index:ucb1-tuned}") String index,
+            @Value("${polycert.ucb.index:}") String index,
             @Value("${polycert.ucb.gossip-interval:10s}") String gossipInterval,
             @Value("${polycert.ucb.half-life:60s}") String halfLife,
             @Value("${polycert.ucb.epochs:}") String epochs,
@@ -45,8 +45,11 @@ public class OracleFactory {
             return switch (kind.trim().toLowerCase(Locale.ROOT)) {
                 case "dist-ucb", "ucb" -> {
                     UcbOracle.Builder b = UcbOracle.builder().distributed(kind.trim().equalsIgnoreCase("dist-ucb"))
-                            .index(index(index)).gossipInterval(duration("polycert.ucb.gossip-interval",
-                                    gossipInterval)).halfLife(duration("polycert.ucb.half-life", halfLife));
+                            .gossipInterval(duration("polycert.ucb.gossip-interval", gossipInterval))
+                            .halfLife(duration("polycert.ucb.half-life", halfLife));
+                    if (!index.isBlank()) {
+                        b.index(index(index));
+                    }
                     if (!epochs.isBlank()) {
                         b.epochs(duration("polycert.ucb.epochs", epochs));
                     }
@@ -98,11 +101,13 @@ public class OracleFactory {
     }
 
     private static UcbIndex index(String name) {
-        return switch (name.trim().toLowerCase(Locale.ROOT)) {
-            case "ucb1-tuned" -> UcbIndex.UCB1_TUNED;
-            case "ucb1" -> UcbIndex.UCB1;
-            default -> throw new IllegalArgumentException("polycert.ucb.index = '" + name
-                    + "' is not an index; choose ucb1-tuned or ucb1");
-        };
+        String wanted = name.trim().toLowerCase(Locale.ROOT);
+        for (UcbIndex index : UcbIndex.values()) {
+            if (index.configName().equals(wanted)) {
+                return index;
+            }
+        }
+        throw new IllegalArgumentException("polycert.ucb.index = '" + name + "' is not an index; choose one of "
+                + java.util.Arrays.stream(UcbIndex.values()).map(UcbIndex::configName).toList());
     }
 }

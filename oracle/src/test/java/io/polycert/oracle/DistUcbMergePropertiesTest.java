@@ -12,7 +12,7 @@ import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 
 /** DistUCB's merge is idempotent: repeats, reordering and echoes change nothing. */
-class DistUcbMergeProperties {
+class DistUcbMergePropertiesTest {
 
     @Property(tries = 50)
     void repeatedReorderedAndEchoedGossipEqualsTheLatestOfEachReplica(@ForAll @IntRange(min = 1, max = 4) int replicas,
