@@ -92,14 +92,21 @@ public final class SwitchingBenchmark {
             List<Contender> contenders = contenders(model);
             for (int readSet : options.readSets()) {
                 out.printf(Locale.ROOT, "%n-- phase: read-set %,d --%n", readSet);
-                // Contenders take turns in slices, the order rotating each round, so slow drifts of a shared
-                // machine spread over all of them; an adaptive oracle's timeline is its slices end to end.
+                // Contenders take turns in slices, in a new order each round (shuffled with a fixed seed), so slow
+                // drifts of a shared machine spread over all of them, and so does whatever a slice leaves to the
+                // next: rotating a fixed order kept every contender behind the same one. An adaptive oracle's
+                // timeline is its slices end to end.
                 List<List<Run>> slices = new ArrayList<>();
                 contenders.forEach(c -> slices.add(new ArrayList<>()));
                 double slice = options.phaseSeconds() / options.slices();
+                java.util.Random order = new java.util.Random(readSet);
+                List<Integer> turns = new ArrayList<>();
+                for (int i = 0; i < contenders.size(); i++) {
+                    turns.add(i);
+                }
                 for (int round = 0; round < options.slices(); round++) {
-                    for (int k = 0; k < contenders.size(); k++) {
-                        int i = (k + round) % contenders.size();
+                    java.util.Collections.shuffle(turns, order);
+                    for (int i : turns) {
                         bank.use(contenders.get(i).perReplica());
                         slices.get(i).add(runPhase(bank, readSet, slice));
                     }
