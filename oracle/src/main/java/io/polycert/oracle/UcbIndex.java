@@ -21,8 +21,8 @@ public enum UcbIndex {
 
     /**
      * Pseudo-samples of variance 1/4 (the most rewards in [0, 1] can have) in {@link #KL_UCB_GAUSSIAN}'s pool: on
-     * simulated epochs (UcbOracleTest) half a sample lost less than two in every case tried, with epoch-to-epoch
-     * noise of 5% and 15%.
+     * simulated epochs (UcbOracleTest's, varied; docs/ORACLE.md) half a sample lost less than two in every case
+     * tried, with epoch-to-epoch noise of 5% and 15%.
      */
     static final double PRIOR_SAMPLES = 0.5;
 

@@ -496,6 +496,9 @@ class UcbOracleTest {
         double tunedLost = lostEpochs(UcbIndex.UCB1_TUNED, 40, perCommit, 0.05, tuned);
         double klLost = lostEpochs(UcbIndex.KL_UCB_GAUSSIAN, 40, perCommit, 0.05, kl);
         int bfc = Protocol.BFC.ordinal();
+        System.out.printf(java.util.Locale.ROOT, "R = 100,000's shape, 40 epochs, 5%% noise: lost %.1f%% (BFC %d"
+                + " epochs) with UCB1-Tuned, %.1f%% (BFC %d) with KL-UCB%n", 100 * tunedLost, tuned[bfc], 100 * klLost,
+                kl[bfc]);
         assertTrue(kl[bfc] * 2 <= tuned[bfc], "epochs on BFC over 20 phases: UCB1-Tuned " + tuned[bfc] + ", KL-UCB "
                 + kl[bfc]);
         assertTrue(klLost * 1.5 <= tunedLost, "share lost: UCB1-Tuned " + tunedLost + ", KL-UCB " + klLost);
@@ -509,6 +512,8 @@ class UcbOracleTest {
             int[] played = new int[3];
             double tunedLost = lostEpochs(UcbIndex.UCB1_TUNED, epochs, perCommit, 0.15, new int[3]);
             double klLost = lostEpochs(UcbIndex.KL_UCB_GAUSSIAN, epochs, perCommit, 0.15, played);
+            System.out.printf(java.util.Locale.ROOT, "R = 1,000's shape, %d epochs, 15%% noise: lost %.1f%% with"
+                    + " UCB1-Tuned, %.1f%% with KL-UCB%n", epochs, 100 * tunedLost, 100 * klLost);
             assertTrue(klLost < tunedLost, epochs + " epochs, share lost: UCB1-Tuned " + tunedLost + ", KL-UCB "
                     + klLost);
             assertTrue(played[Protocol.NVC.ordinal()] > played[Protocol.BFC.ordinal()] + played[Protocol.VC.ordinal()],
