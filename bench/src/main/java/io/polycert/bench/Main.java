@@ -46,7 +46,7 @@ public final class Main {
             "read-sets", "bank, oracle: read-set sizes, comma-separated (default 1,10,100,1000,10000,100000 /"
                     + " 1,10,1000,100000)",
             "phase", "oracle: seconds per phase and contender (default 12)",
-            "slices", "oracle: turns each contender takes per phase, in rotating order (default 3)",
+            "slices", "oracle: turns each contender takes per phase, in a new shuffled order each round (default 3)",
             "twins", "oracle: run every static protocol twice, the second time as twin-<protocol>, left out of the best"
                     + " static protocol, to show what the benchmark's noise allows a perfect oracle (true or false,"
                     + " default false)",
