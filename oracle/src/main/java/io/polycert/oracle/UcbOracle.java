@@ -259,8 +259,12 @@ public final class UcbOracle implements ProtocolOracle {
             return this;
         }
 
-        /** The time source, in nanoseconds (tests). */
-        Builder clock(LongSupplier nanoTime) {
+        /**
+         * The time source, in nanoseconds, for epochs, fading and gossip (default {@code System::nanoTime}). Tests
+         * give a fake one; a benchmark that runs contenders in turns on one cluster gives each oracle a clock that
+         * stands still between its turns, so that what the oracle sees is its own load, as in production.
+         */
+        public Builder clock(LongSupplier nanoTime) {
             this.clock = Objects.requireNonNull(nanoTime, "clock");
             return this;
         }

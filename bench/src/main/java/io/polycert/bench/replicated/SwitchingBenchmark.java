@@ -40,11 +40,13 @@ public final class SwitchingBenchmark {
      * Settings of a run. With {@code twins}, every static protocol runs a second time as {@code twin-<protocol>}, in
      * slices of its own and left out of the best static protocol: the twin of each phase's best static protocol is
      * an oracle that always picks the best, measured as the adaptive ones are, so its figure is what the
-     * benchmark's own noise allows a perfect oracle.
+     * benchmark's own noise allows a perfect oracle. Every adaptive oracle reads time from a clock that runs during
+     * its own turns only ({@link TurnClock}); with {@code wallClock}, DistUCB also runs on the wall clock, as every
+     * oracle did before 2026-12-06, as {@code dist-ucb-wall}.
      */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
             int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network,
-            boolean twins) {
+            boolean twins, boolean wallClock) {
         public Options {
             if (slices < 1) {
                 throw new IllegalArgumentException("slices: at least 1 turn per contender and phase, was " + slices);
@@ -53,7 +55,7 @@ public final class SwitchingBenchmark {
 
         public static Options defaults() {
             return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
-                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false);
+                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false, false);
         }
     }
 
@@ -62,7 +64,17 @@ public final class SwitchingBenchmark {
             double[] perSecond, double[][] mixPerSecond, double convergedAfterSeconds) {
     }
 
-    private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica) {
+    /** A contender; {@code clock} (null for a static protocol) runs during its turns only. */
+    private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica, TurnClock clock) {
+        void turn(boolean on) {
+            if (clock != null) {
+                if (on) {
+                    clock.start();
+                } else {
+                    clock.stop();
+                }
+            }
+        }
     }
 
     private final Options options;
@@ -107,8 +119,14 @@ public final class SwitchingBenchmark {
                 for (int round = 0; round < options.slices(); round++) {
                     java.util.Collections.shuffle(turns, order);
                     for (int i : turns) {
-                        bank.use(contenders.get(i).perReplica());
-                        slices.get(i).add(runPhase(bank, readSet, slice));
+                        Contender c = contenders.get(i);
+                        bank.use(c.perReplica());
+                        c.turn(true);
+                        try {
+                            slices.get(i).add(runPhase(bank, readSet, slice));
+                        } finally {
+                            c.turn(false);
+                        }
                     }
                 }
                 List<PhaseResult> phase = new ArrayList<>();
@@ -201,22 +219,30 @@ public final class SwitchingBenchmark {
         List<Contender> list = new ArrayList<>();
         for (Protocol p : Protocol.values()) {
             list.add(new Contender("static-" + p.name().toLowerCase(Locale.ROOT), false,
-                    replicate(() -> ProtocolOracle.always(p))));
+                    replicate(() -> ProtocolOracle.always(p)), null));
         }
-        list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().build())));
+        TurnClock ucbClock = new TurnClock();
+        list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().clock(ucbClock).build()),
+                ucbClock));
         // DistUCB as configured by default (epochs), and the paper's (statistics exchanged, each replica on its own)
         for (String name : List.of("dist-ucb", "dist-ucb-tuned", "dist-ucb-gossip")) {
+            TurnClock clock = new TurnClock();
             list.add(new Contender(name, true, replicate(() -> Contenders.oracle(name, options.gossipInterval(),
-                    null))));
+                    null, clock)), clock));
         }
+        if (options.wallClock()) {
+            list.add(new Contender("dist-ucb-wall", true, replicate(() -> Contenders.oracle("dist-ucb",
+                    options.gossipInterval(), null)), null));
+        }
+        // The cost model counts its observations, not time: no clock to stop.
         list.add(new Contender("decision-tree", true, replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
-        })));
+        }), null));
         if (options.twins()) {
             for (Protocol p : Protocol.values()) {
                 list.add(new Contender(TWIN + p.name().toLowerCase(Locale.ROOT), false,
-                        replicate(() -> ProtocolOracle.always(p))));
+                        replicate(() -> ProtocolOracle.always(p)), null));
             }
         }
         return list;

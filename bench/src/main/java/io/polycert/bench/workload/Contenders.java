@@ -12,6 +12,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Locale;
+import java.util.function.LongSupplier;
 
 /**
  * The protocols and oracles a benchmark can run, by name: each call to {@link #oracle} gives one replica its own
@@ -36,6 +37,14 @@ public final class Contenders {
      * @throws IllegalArgumentException for an unknown name, listing the known ones
      */
     public static ProtocolOracle oracle(String name, Duration gossipInterval, Path model) {
+        return oracle(name, gossipInterval, model, System::nanoTime);
+    }
+
+    /**
+     * A fresh oracle for one replica, whose bandit (if it has one) reads time from {@code clock}: a benchmark that
+     * runs contenders in turns on one cluster stops it between the contender's turns.
+     */
+    public static ProtocolOracle oracle(String name, Duration gossipInterval, Path model, LongSupplier clock) {
         switch (name.toLowerCase(Locale.ROOT)) {
             case "nvc":
                 return ProtocolOracle.always(Protocol.NVC);
@@ -46,17 +55,17 @@ public final class Contenders {
             case "threshold":
                 return ProtocolOracle.thresholds(100, 10_000);
             case "ucb":
-                return UcbOracle.builder().build();
+                return UcbOracle.builder().clock(clock).build();
             case "ucb1":
-                return UcbOracle.builder().index(UcbIndex.UCB1).build();
+                return UcbOracle.builder().clock(clock).index(UcbIndex.UCB1).build();
             case "dist-ucb":
-                return UcbOracle.builder().distributed(true).gossipInterval(gossipInterval).build();
+                return UcbOracle.builder().clock(clock).distributed(true).gossipInterval(gossipInterval).build();
             case "dist-ucb-tuned": // DistUCB's epochs scored by UCB1-Tuned, their index until 2026-12-06
-                return UcbOracle.builder().distributed(true).index(UcbIndex.UCB1_TUNED)
+                return UcbOracle.builder().clock(clock).distributed(true).index(UcbIndex.UCB1_TUNED)
                         .gossipInterval(gossipInterval).build();
             case "dist-ucb-gossip": // the paper's DistUCB: no epochs, statistics exchanged
-                return UcbOracle.builder().distributed(true).epochs(Duration.ZERO).gossipInterval(gossipInterval)
-                        .build();
+                return UcbOracle.builder().clock(clock).distributed(true).epochs(Duration.ZERO)
+                        .gossipInterval(gossipInterval).build();
             case "decision-tree":
                 CostModelOracle.Builder b = CostModelOracle.builder();
                 if (model != null) {

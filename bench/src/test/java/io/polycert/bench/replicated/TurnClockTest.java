@@ -1,0 +1,42 @@
+package io.polycert.bench.replicated;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+
+class TurnClockTest {
+    private final AtomicLong wall = new AtomicLong(1_000);
+    private final TurnClock clock = new TurnClock(wall::get);
+
+    @Test
+    void standsStillBetweenTurnsAndJoinsTheTurnsEndToEnd() {
+        assertEquals(0, clock.getAsLong(), "stopped before the first turn");
+        wall.addAndGet(500);
+        assertEquals(0, clock.getAsLong());
+        clock.start();
+        wall.addAndGet(100);
+        assertEquals(100, clock.getAsLong(), "runs during a turn");
+        clock.stop();
+        wall.addAndGet(10_000); // the other contenders' turns
+        assertEquals(100, clock.getAsLong());
+        clock.start();
+        assertEquals(100, clock.getAsLong(), "the next turn starts where the last one ended");
+        wall.addAndGet(40);
+        assertEquals(140, clock.getAsLong());
+    }
+
+    @Test
+    void repeatedStartsAndStopsChangeNothing() {
+        clock.start();
+        wall.addAndGet(30);
+        clock.start();
+        assertEquals(30, clock.getAsLong());
+        clock.stop();
+        wall.addAndGet(70);
+        clock.stop();
+        clock.start();
+        wall.addAndGet(5);
+        assertEquals(35, clock.getAsLong());
+    }
+}
