@@ -48,8 +48,8 @@ import java.util.function.LongSupplier;
  * after the first tag delivered from the others, with no state transferred.
  * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
  * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of this replica's own
- * transactions that committed). So every replica learns from the same epochs, and per-replica statistics are not
- * exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
+ * recent transactions on that arm that committed). So every replica learns from the same epochs, and per-replica
+ * statistics are not exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
@@ -100,8 +100,14 @@ public final class UcbOracle implements ProtocolOracle {
     public static final Duration DEFAULT_EPOCH = Duration.ofMillis(25);
     /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
     static final int EPOCH_MIN_COMMITS = 32;
-    /** Own outcomes in an epoch below which its committed share is taken as 1 rather than guessed from a few. */
+    /** Own outcomes on an arm below which its committed share is taken as 1 rather than guessed from a few. */
     private static final int EPOCH_MIN_OWN = 8;
+    /**
+     * An arm's committed share is counted over about this many of this replica's latest outcomes on it (both counts
+     * halve when they reach it): an epoch holds only a few of them where commits are slow (about 10 at R = 100,000
+     * on three replicas, with half aborting there), too few to weigh that epoch's rate by.
+     */
+    private static final int SHARE_WINDOW = 256;
     /**
      * The reset rules counted in epochs, which come some 40 a second where transactions come by thousands: a bound
      * learned on cold code (the first epochs after start-up took 1.9 ms per commit where later ones took 10-20 us,
@@ -326,8 +332,9 @@ public final class UcbOracle implements ProtocolOracle {
         /** When the bucket's last commit was delivered here, and the longest wait between two in the epoch. */
         long lastDeliveredAt;
         long longestGap;
-        int ownDecided;
-        int ownCommitted;
+        /** This replica's recent outcomes per arm, for the arm's committed share (see {@link #SHARE_WINDOW}). */
+        final int[] ownDecided = new int[ARMS];
+        final int[] ownCommitted = new int[ARMS];
         final long[] epochsPlayed = new long[ARMS];
         /** Epochs that taught nothing: the bucket stood idle for half of one or more. */
         long idleEpochs;
@@ -449,8 +456,6 @@ public final class UcbOracle implements ProtocolOracle {
         bucket.epochMeasured = measured;
         bucket.epochDelivered = 0;
         bucket.longestGap = 0;
-        bucket.ownDecided = 0;
-        bucket.ownCommitted = 0;
     }
 
     /**
@@ -458,9 +463,10 @@ public final class UcbOracle implements ProtocolOracle {
      * epoch or more (no commits to make, or other work on the replicas): that time says nothing of the arm.
      */
     private void endEpoch(Bucket bucket, long now) {
-        // The share of our own transactions that committed stands for the group's, once there are a few.
-        double committedShare = bucket.ownDecided >= EPOCH_MIN_OWN ? (double) bucket.ownCommitted / bucket.ownDecided
-                : 1;
+        // The arm's share of our own transactions that committed stands for the group's, once there are a few.
+        int arm = bucket.epochArm;
+        double committedShare = bucket.ownDecided[arm] >= EPOCH_MIN_OWN
+                ? (double) bucket.ownCommitted[arm] / bucket.ownDecided[arm] : 1;
         double commits = bucket.epochDelivered * committedShare;
         long elapsed = now - bucket.epochStartedAt;
         if (elapsed <= 0 || bucket.epochDelivered == 0 || (commits <= 0 && Double.isNaN(bucket.maxLatency))) {
@@ -537,10 +543,11 @@ public final class UcbOracle implements ProtocolOracle {
         int arm = protocol.ordinal();
         synchronized (bucket) {
             if (epochNanos > 0) { // the epoch's sample is the group's rate; count what became of ours
-                if (arm == bucket.epochArm) {
-                    bucket.ownDecided++;
-                    bucket.ownCommitted += outcome == Outcome.COMMITTED ? 1 : 0;
+                if (++bucket.ownDecided[arm] > SHARE_WINDOW) {
+                    bucket.ownDecided[arm] /= 2;
+                    bucket.ownCommitted[arm] /= 2;
                 }
+                bucket.ownCommitted[arm] += outcome == Outcome.COMMITTED ? 1 : 0;
                 return;
             }
             learn(bucket, arm, latencyNanos, outcome);
@@ -829,10 +836,12 @@ public final class UcbOracle implements ProtocolOracle {
                     bucket.saturatedResets, bucket.looseResets, bucket.shifts));
             if (epochNanos > 0) {
                 out.append(String.format(java.util.Locale.ROOT,
-                        "; epochs on NVC/BFC/VC %d/%d/%d (%d idle, %d adopted); current %s", bucket.epochsPlayed[0],
-                        bucket.epochsPlayed[1], bucket.epochsPlayed[2], bucket.idleEpochs, bucket.adoptedEpochs,
-                        bucket.epochArm < 0 ? "none" : Protocol.values()[bucket.epochArm] + " from position "
-                                + bucket.epochStart));
+                        "; epochs on NVC/BFC/VC %d/%d/%d (%d idle, %d adopted); own committed %d/%d, %d/%d, %d/%d;"
+                                + " current %s", bucket.epochsPlayed[0], bucket.epochsPlayed[1],
+                        bucket.epochsPlayed[2], bucket.idleEpochs, bucket.adoptedEpochs, bucket.ownCommitted[0],
+                        bucket.ownDecided[0], bucket.ownCommitted[1], bucket.ownDecided[1], bucket.ownCommitted[2],
+                        bucket.ownDecided[2], bucket.epochArm < 0 ? "none" : Protocol.values()[bucket.epochArm]
+                                + " from position " + bucket.epochStart));
             }
             return out.toString();
         }

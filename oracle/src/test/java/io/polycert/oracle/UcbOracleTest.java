@@ -471,6 +471,40 @@ class UcbOracleTest {
         return played;
     }
 
+    @Test
+    void anArmWhoseTransactionsAbortIsChargedForItEvenWithFewOutcomesPerEpoch() {
+        // NVC and BFC deliver alike, but 3 of every 4 BFC transactions abort; an epoch holds only 4 of this
+        // replica's outcomes (as at R = 100,000, where commits are slow): the arm's share is counted across epochs.
+        AtomicLong now = new AtomicLong();
+        UcbOracle oracle = UcbOracle.builder().epochs(Duration.ofMillis(10)).clock(now::get).build();
+        TransactionProfile small = new TransactionProfile(5, 1, 8);
+        int[] played = new int[3];
+        long position = 0;
+        long start = -1;
+        Protocol arm = null;
+        for (int epoch = 0; epoch < 300; epoch++) {
+            oracle.choose(small);
+            long request = oracle.commitTag(small);
+            Protocol next = Protocol.values()[(int) (request & 0x1F) - 1];
+            oracle.commitDelivered(++position, tag(start, arm, true, next));
+            start = position;
+            arm = next;
+            if (epoch >= 150) {
+                played[arm.ordinal()]++;
+            }
+            for (int i = 0; i < 100; i++) {
+                now.addAndGet(arm == Protocol.VC ? 150_000 : 100_000);
+                oracle.commitDelivered(++position, tag(start, arm, false, arm));
+            }
+            for (int i = 0; i < 4; i++) {
+                Outcome outcome = arm == Protocol.BFC && i > 0 ? Outcome.CONFLICT : Outcome.COMMITTED;
+                oracle.record(arm, small, 1_000_000, outcome);
+            }
+        }
+        assertTrue(played[Protocol.NVC.ordinal()] >= 135, "of the last 150 epochs, NVC/BFC/VC played "
+                + played[0] + "/" + played[1] + "/" + played[2]);
+    }
+
     /** Epochs lost to slower arms over 20 phases of {@code epochs} epochs each, as a share of all epochs. */
     private static double lostEpochs(UcbIndex index, int epochs, long[] perCommit, double noise, int[] played) {
         long best = Math.min(perCommit[0], Math.min(perCommit[1], perCommit[2]));
