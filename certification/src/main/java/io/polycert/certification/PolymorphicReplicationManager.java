@@ -204,6 +204,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final byte[] message;
         final int valuesOffset;
         final LocalTx local;
+        /** The oracle's tag on the message, told again with the outcome; 0 for none. */
+        final long oracleTag;
         final long deliveredAt = System.nanoTime();
         boolean resolving;
         /** Ours but no longer tracked here (see {@link #sendVote}): the abort vote went out. */
@@ -214,7 +216,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         private long[] createdSorted;
 
         Queued(TxKey key, Protocol protocol, long snapshot, long[] writeIds, boolean[] created, long[] readIds,
-                BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local) {
+                BloomFilter bloom, byte[] message, int valuesOffset, LocalTx local, long oracleTag) {
             this.key = key;
             this.protocol = protocol;
             this.snapshot = snapshot;
@@ -225,6 +227,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             this.message = message;
             this.valuesOffset = valuesOffset;
             this.local = local;
+            this.oracleTag = oracleTag;
         }
 
         /** Whether this commit creates box {@code id} (a lookup, not a scan: a commit may create thousands). */
@@ -620,7 +623,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 oracle.commitDelivered(position, tag);
             } catch (RuntimeException e) {
                 dropped(Level.WARN, "a malformed oracle tag from " + origin, e); // as above
+                tag = 0;
             }
+        } else {
+            tag = 0;
         }
         int n = in.readLength(9);
         long[] writeIds = new long[n];
@@ -646,7 +652,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (mine != null && mine.broadcastNanos < 0) {
             mine.broadcastNanos = System.nanoTime() - mine.broadcastAt;
         }
-        Queued q = new Queued(key, protocol, snapshot, writeIds, created, readIds, bloom, payload, valuesOffset, mine);
+        Queued q = new Queued(key, protocol, snapshot, writeIds, created, readIds, bloom, payload, valuesOffset, mine,
+                tag);
         queue.addLast(q);
         queuedByKey.put(key, q);
         // Early validation: nothing ahead of it can invalidate what it read.
@@ -982,6 +989,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         votes.remove(q.key);
         decided.put(q.key.origin(), q.key.txId(), commit);
+        if (q.oracleTag != 0) {
+            try {
+                oracle.commitDecided(q.oracleTag, q.protocol, commit);
+            } catch (RuntimeException e) {
+                dropped(Level.WARN, "an oracle tag refused with the outcome of " + q.key, e);
+            }
+        }
         if (!commit) {
             if (q.local != null) {
                 q.local.outcome.completeExceptionally(new TransactionAbortedException(cause,

@@ -26,6 +26,7 @@ import org.junit.jupiter.api.Test;
 /** DistUCB's epochs over three in-JVM replicas: the arms they play are agreed in the total order. */
 class EpochOracleTest {
     private static final Pattern EPOCHS = Pattern.compile("epochs on NVC/BFC/VC (\\d+)/(\\d+)/(\\d+)");
+    private static final Pattern OUTCOMES = Pattern.compile("committed (\\d+)/(\\d+), (\\d+)/(\\d+), (\\d+)/(\\d+)");
     private final ReplicaCluster cluster = new ReplicaCluster();
     private final ExecutorService pool = Executors.newCachedThreadPool();
 
@@ -57,6 +58,11 @@ class EpochOracleTest {
             @Override
             public void commitDelivered(long position, long tag) {
                 oracle.commitDelivered(position, tag);
+            }
+
+            @Override
+            public void commitDecided(long tag, Protocol protocol, boolean committed) {
+                oracle.commitDecided(tag, protocol, committed);
             }
         };
     }
@@ -108,11 +114,18 @@ class EpochOracleTest {
                         r + " lost commits of worker " + worker);
             }
         }
-        // The same tags at the same positions: every replica counted the same epochs on the same arms.
+        // The same tags at the same positions: every replica counted the same epochs on the same arms, and heard
+        // the same outcomes, which weigh the epochs' rates.
         String agreed = epochs(oracles.get(0));
+        String outcomes = outcomes(oracles.get(0));
         for (UcbOracle o : oracles) {
             assertEquals(agreed, epochs(o), "epochs played differ between replicas");
+            assertEquals(outcomes, outcomes(o), "outcomes heard differ between replicas");
         }
+        Matcher heard = OUTCOMES.matcher(outcomes);
+        assertTrue(heard.find());
+        long decided = Long.parseLong(heard.group(2)) + Long.parseLong(heard.group(4)) + Long.parseLong(heard.group(6));
+        assertTrue(decided >= 100, "only " + decided + " outcomes heard: " + outcomes);
         Matcher m = EPOCHS.matcher(agreed);
         assertTrue(m.find());
         long total = Long.parseLong(m.group(1)) + Long.parseLong(m.group(2)) + Long.parseLong(m.group(3));
@@ -167,6 +180,12 @@ class EpochOracleTest {
     private static String current(UcbOracle oracle) {
         String d = oracle.describe(1);
         return d.substring(d.indexOf("; current ") + 2);
+    }
+
+    private static String outcomes(UcbOracle oracle) {
+        Matcher m = OUTCOMES.matcher(oracle.describe(1));
+        assertTrue(m.find(), oracle.describe(1));
+        return m.group();
     }
 
     private static String epochs(UcbOracle oracle) {

@@ -66,6 +66,17 @@ public interface ProtocolOracle {
     default void commitDelivered(long position, long tag) {
     }
 
+    /**
+     * The outcome of certification for the commit message that carried {@code tag} (delivered to
+     * {@link #commitDelivered} before), certified by {@code protocol}. Every replica decides the same transactions
+     * alike and in the same order, so every replica's oracle hears the same outcomes. Called on the delivery thread:
+     * it must be quick.
+     *
+     * @throws IllegalArgumentException if the tag means nothing to this oracle (the caller logs it)
+     */
+    default void commitDecided(long tag, Protocol protocol, boolean committed) {
+    }
+
     /** Always the same protocol. */
     static ProtocolOracle always(Protocol protocol) {
         return new StaticOracle(protocol);

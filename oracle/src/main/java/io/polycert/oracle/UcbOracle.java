@@ -47,9 +47,9 @@ import java.util.function.LongSupplier;
  * (it joined, came back from a minority, or its oracle was swapped) adopts the named one, so replicas agree again
  * after the first tag delivered from the others, with no state transferred.
  * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
- * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of this replica's own
- * recent transactions on that arm that committed). So every replica learns from the same epochs, and per-replica
- * statistics are not exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
+ * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of the group's recent
+ * transactions on that arm that committed, which every replica hears alike through {@link #commitDecided}). So every
+ * replica learns from the same epochs, and per-replica statistics are not exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
  * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
  * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
@@ -100,12 +100,14 @@ public final class UcbOracle implements ProtocolOracle {
     public static final Duration DEFAULT_EPOCH = Duration.ofMillis(25);
     /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
     static final int EPOCH_MIN_COMMITS = 32;
-    /** Own outcomes on an arm below which its committed share is taken as 1 rather than guessed from a few. */
-    private static final int EPOCH_MIN_OWN = 8;
+    /** Outcomes on an arm below which its committed share is taken as 1 rather than guessed from a few. */
+    private static final int EPOCH_MIN_OUTCOMES = 8;
     /**
-     * An arm's committed share is counted over about this many of this replica's latest outcomes on it (both counts
-     * halve when they reach it): an epoch holds only a few of them where commits are slow (about 10 at R = 100,000
-     * on three replicas, with half aborting there), too few to weigh that epoch's rate by.
+     * An arm's committed share is counted over about this many of the group's latest outcomes on it (both counts
+     * halve when they reach it). The group's, which every replica hears alike, so that every replica draws the same
+     * sample from an epoch: with each weighing by its own transactions' outcomes (about 10 an epoch at R = 100,000,
+     * half of them aborts) the replicas' bandits drifted apart, and the group played whatever the first request
+     * asked for. Over many epochs, because an epoch's own outcomes are too few to weigh its rate by.
      */
     private static final int SHARE_WINDOW = 256;
     /**
@@ -332,9 +334,9 @@ public final class UcbOracle implements ProtocolOracle {
         /** When the bucket's last commit was delivered here, and the longest wait between two in the epoch. */
         long lastDeliveredAt;
         long longestGap;
-        /** This replica's recent outcomes per arm, for the arm's committed share (see {@link #SHARE_WINDOW}). */
-        final int[] ownDecided = new int[ARMS];
-        final int[] ownCommitted = new int[ARMS];
+        /** The group's recent outcomes per arm, for the arm's committed share (see {@link #SHARE_WINDOW}). */
+        final int[] decided = new int[ARMS];
+        final int[] committed = new int[ARMS];
         final long[] epochsPlayed = new long[ARMS];
         /** Epochs that taught nothing: the bucket stood idle for half of one or more. */
         long idleEpochs;
@@ -449,6 +451,27 @@ public final class UcbOracle implements ProtocolOracle {
         }
     }
 
+    /** With epochs: counts the outcome for the arm's committed share, the same at every replica. */
+    @Override
+    public void commitDecided(long tag, Protocol protocol, boolean committed) {
+        if (epochNanos == 0) {
+            return;
+        }
+        int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
+        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || tag < 0) {
+            throw new IllegalArgumentException("oracle epoch tag " + tag + " names no bucket");
+        }
+        Bucket bucket = buckets[(choice - 1) / ARMS];
+        int arm = protocol.ordinal();
+        synchronized (bucket) {
+            if (++bucket.decided[arm] > SHARE_WINDOW) {
+                bucket.decided[arm] /= 2;
+                bucket.committed[arm] /= 2;
+            }
+            bucket.committed[arm] += committed ? 1 : 0;
+        }
+    }
+
     private static void startEpoch(Bucket bucket, long position, int arm, long now, boolean measured) {
         bucket.epochStart = position;
         bucket.epochStartedAt = now;
@@ -463,10 +486,9 @@ public final class UcbOracle implements ProtocolOracle {
      * epoch or more (no commits to make, or other work on the replicas): that time says nothing of the arm.
      */
     private void endEpoch(Bucket bucket, long now) {
-        // The arm's share of our own transactions that committed stands for the group's, once there are a few.
         int arm = bucket.epochArm;
-        double committedShare = bucket.ownDecided[arm] >= EPOCH_MIN_OWN
-                ? (double) bucket.ownCommitted[arm] / bucket.ownDecided[arm] : 1;
+        double committedShare = bucket.decided[arm] >= EPOCH_MIN_OUTCOMES
+                ? (double) bucket.committed[arm] / bucket.decided[arm] : 1;
         double commits = bucket.epochDelivered * committedShare;
         long elapsed = now - bucket.epochStartedAt;
         if (elapsed <= 0 || bucket.epochDelivered == 0 || (commits <= 0 && Double.isNaN(bucket.maxLatency))) {
@@ -542,13 +564,8 @@ public final class UcbOracle implements ProtocolOracle {
         Bucket bucket = buckets[ReadSetBuckets.of(profile.readSetSize())];
         int arm = protocol.ordinal();
         synchronized (bucket) {
-            if (epochNanos > 0) { // the epoch's sample is the group's rate; count what became of ours
-                if (++bucket.ownDecided[arm] > SHARE_WINDOW) {
-                    bucket.ownDecided[arm] /= 2;
-                    bucket.ownCommitted[arm] /= 2;
-                }
-                bucket.ownCommitted[arm] += outcome == Outcome.COMMITTED ? 1 : 0;
-                return;
+            if (epochNanos > 0) {
+                return; // the epoch's sample is the group's rate, weighed by the group's outcomes (commitDecided)
             }
             learn(bucket, arm, latencyNanos, outcome);
         }
@@ -836,11 +853,11 @@ public final class UcbOracle implements ProtocolOracle {
                     bucket.saturatedResets, bucket.looseResets, bucket.shifts));
             if (epochNanos > 0) {
                 out.append(String.format(java.util.Locale.ROOT,
-                        "; epochs on NVC/BFC/VC %d/%d/%d (%d idle, %d adopted); own committed %d/%d, %d/%d, %d/%d;"
+                        "; epochs on NVC/BFC/VC %d/%d/%d (%d idle, %d adopted); committed %d/%d, %d/%d, %d/%d;"
                                 + " current %s", bucket.epochsPlayed[0], bucket.epochsPlayed[1],
-                        bucket.epochsPlayed[2], bucket.idleEpochs, bucket.adoptedEpochs, bucket.ownCommitted[0],
-                        bucket.ownDecided[0], bucket.ownCommitted[1], bucket.ownDecided[1], bucket.ownCommitted[2],
-                        bucket.ownDecided[2], bucket.epochArm < 0 ? "none" : Protocol.values()[bucket.epochArm]
+                        bucket.epochsPlayed[2], bucket.idleEpochs, bucket.adoptedEpochs, bucket.committed[0],
+                        bucket.decided[0], bucket.committed[1], bucket.decided[1], bucket.committed[2],
+                        bucket.decided[2], bucket.epochArm < 0 ? "none" : Protocol.values()[bucket.epochArm]
                                 + " from position " + bucket.epochStart));
             }
             return out.toString();
