@@ -79,4 +79,9 @@ public final class SwitchableOracle implements ProtocolOracle {
     public void commitDelivered(long position, long tag) {
         delegate.commitDelivered(position, tag);
     }
+
+    @Override
+    public void commitDecided(long tag, Protocol protocol, boolean committed) {
+        delegate.commitDecided(tag, protocol, committed);
+    }
 }
