@@ -464,10 +464,11 @@ public final class UcbOracle implements ProtocolOracle {
         Bucket bucket = buckets[(choice - 1) / ARMS];
         int arm = protocol.ordinal();
         synchronized (bucket) {
-            if (++bucket.decided[arm] > SHARE_WINDOW) {
+            if (bucket.decided[arm] >= SHARE_WINDOW) { // halve both first: committed stays at most decided
                 bucket.decided[arm] /= 2;
                 bucket.committed[arm] /= 2;
             }
+            bucket.decided[arm]++;
             bucket.committed[arm] += committed ? 1 : 0;
         }
     }
