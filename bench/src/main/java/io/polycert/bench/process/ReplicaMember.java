@@ -8,6 +8,7 @@ import io.polycert.bench.faults.MixedOracle;
 import io.polycert.bench.workload.Contenders;
 import io.polycert.bench.workload.ReplicaLoad;
 import io.polycert.bench.workload.SwitchableOracle;
+import io.polycert.bench.workload.TurnClocks;
 import io.polycert.bench.workload.Workload;
 import io.polycert.core.group.MemberId;
 import io.polycert.core.group.View;
@@ -30,6 +31,7 @@ final class ReplicaMember extends MemberNode<ReplicaLoad> {
     private final Path model;
     private final int index;
     private final Map<String, ProtocolOracle> byContender = new HashMap<>();
+    private final TurnClocks clocks = new TurnClocks();
 
     ReplicaMember(Replica replica, Workload workload, SwitchableOracle oracle, Duration gossipInterval, Path model,
             int index) {
@@ -93,9 +95,10 @@ final class ReplicaMember extends MemberNode<ReplicaLoad> {
                 ProtocolOracle chosen = byContender.get(name);
                 if (chosen == null) {
                     chosen = name.equals("mixed") ? new MixedOracle(ProcessHandle.current().pid() * 31 + index)
-                            : Contenders.oracle(name, gossipInterval, model);
+                            : Contenders.oracle(name, gossipInterval, model, clocks.of(name));
                     byContender.put(name, chosen);
                 }
+                clocks.use(name); // its time-based rules see its own turns only, end to end
                 oracle.use(chosen);
                 return "";
             }

@@ -2,6 +2,7 @@ package io.polycert.bench.replicated;
 
 import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.workload.Contenders;
+import io.polycert.bench.workload.TurnClock;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;

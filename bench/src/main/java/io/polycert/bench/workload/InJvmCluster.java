@@ -90,19 +90,24 @@ public final class InJvmCluster implements BenchCluster {
         }
     }
 
-    /** Each contender's oracles, kept so an adaptive one resumes what it learned when its turn comes again. */
+    /**
+     * Each contender's oracles, kept so an adaptive one resumes what it learned when its turn comes again, and their
+     * clock, which runs while the contender is in use.
+     */
     private final java.util.Map<String, List<io.polycert.oracle.ProtocolOracle>> byContender =
             new java.util.HashMap<>();
+    private final TurnClocks clocks = new TurnClocks();
 
     @Override
     public void use(String contender) {
         List<io.polycert.oracle.ProtocolOracle> perReplica = byContender.computeIfAbsent(contender, c -> {
             List<io.polycert.oracle.ProtocolOracle> list = new ArrayList<>();
             for (int i = 0; i < oracles.size(); i++) {
-                list.add(Contenders.oracle(c, gossipInterval, model));
+                list.add(Contenders.oracle(c, gossipInterval, model, clocks.of(c)));
             }
             return list;
         });
+        clocks.use(contender);
         for (int i = 0; i < oracles.size(); i++) {
             oracles.get(i).use(perReplica.get(i));
         }

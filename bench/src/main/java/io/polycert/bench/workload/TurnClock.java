@@ -1,15 +1,15 @@
-package io.polycert.bench.replicated;
+package io.polycert.bench.workload;
 
 import java.util.function.LongSupplier;
 
 /**
- * A nanosecond clock that runs only during its contender's turns. The oracle benchmark runs every contender on one
- * cluster in short turns; on the wall clock an adaptive oracle would see each phase as mostly idle (its own turns
- * are a tenth of the time or less), and its time-based rules (statistics fading with a half-life, epochs, gossip
- * expiry) would run ten times faster against its own load than they do in production. On this clock the turns
- * join end to end, as if the contender had the cluster alone.
+ * A nanosecond clock that runs only during its contender's turns. The benchmarks run every contender on one
+ * cluster in turns; on the wall clock an adaptive oracle would see its load as mostly idle (in the oracle
+ * benchmark its own turns are a tenth of the time or less), and its time-based rules (statistics fading with a
+ * half-life, epochs, gossip expiry) would run that much faster against its own load than they do in production. On
+ * this clock the turns join end to end, as if the contender had the cluster alone.
  */
-final class TurnClock implements LongSupplier {
+public final class TurnClock implements LongSupplier {
     /** Wall time spent outside turns so far, and whether a turn is on (else {@code stoppedAt} is when it ended). */
     private record State(long offset, long stoppedAt, boolean running) {
     }
@@ -17,7 +17,7 @@ final class TurnClock implements LongSupplier {
     private final LongSupplier wall;
     private volatile State state;
 
-    TurnClock() {
+    public TurnClock() {
         this(System::nanoTime);
     }
 
@@ -28,7 +28,7 @@ final class TurnClock implements LongSupplier {
     }
 
     /** The contender's turn begins: the clock moves on from where it stopped. */
-    synchronized void start() {
+    public synchronized void start() {
         State s = state;
         if (!s.running()) {
             state = new State(s.offset() + wall.getAsLong() - s.stoppedAt(), 0, true);
@@ -36,7 +36,7 @@ final class TurnClock implements LongSupplier {
     }
 
     /** The contender's turn ends: the clock stands still until the next {@link #start}. */
-    synchronized void stop() {
+    public synchronized void stop() {
         State s = state;
         if (s.running()) {
             state = new State(s.offset(), wall.getAsLong(), false);

@@ -1,6 +1,7 @@
-package io.polycert.bench.replicated;
+package io.polycert.bench.workload;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -38,5 +39,21 @@ class TurnClockTest {
         clock.start();
         wall.addAndGet(5);
         assertEquals(35, clock.getAsLong());
+    }
+
+    @Test
+    void theContenderInUseIsTheOneWhoseClockRuns() throws InterruptedException {
+        TurnClocks clocks = new TurnClocks();
+        TurnClock a = clocks.of("a");
+        clocks.use("a");
+        Thread.sleep(5);
+        clocks.use("b");
+        long aAtSwitch = a.getAsLong();
+        assertTrue(aAtSwitch >= 5_000_000, "a ran during its use: " + aAtSwitch);
+        Thread.sleep(5);
+        assertEquals(aAtSwitch, a.getAsLong(), "a stands still while b is in use");
+        assertTrue(clocks.of("b").getAsLong() >= 5_000_000);
+        clocks.use("b");
+        assertTrue(clocks.of("b").getAsLong() >= 5_000_000, "using the same contender again keeps its clock running");
     }
 }
