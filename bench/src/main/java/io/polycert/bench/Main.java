@@ -52,6 +52,8 @@ public final class Main {
                     + " default false)",
             "wall-clock", "oracle: also run DistUCB on the wall clock as dist-ucb-wall (every adaptive oracle reads a"
                     + " clock that runs during its own turns only; true or false, default false)",
+            "epoch-commits", "oracle: also run DistUCB with epochs of at least this many commits, as"
+                    + " dist-ucb-<N> (default 0: not run; DistUCB's own default is 32)",
             "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
             "training", "oracle: seconds of training-sample collection per protocol and read-set (default 3)",
             "out", "directory for results: CSV, JSON, charts (default target/<command>; oracle: target/oracle-switching)",
@@ -180,7 +182,8 @@ public final class Main {
                             parsed.intValue("slices", d.slices(), 1, 3600),
                             parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
                             java.nio.file.Path.of(parsed.string("out", d.output().toString())), network(parsed),
-                            parsed.flag("twins"), parsed.flag("wall-clock")), out).run();
+                            parsed.flag("twins"), parsed.flag("wall-clock"), parsed.intValue("epoch-commits", 0, 0,
+                                    1_000_000)), out).run();
                 }
                 case "oracle-query" -> new org.openjdk.jmh.runner.Runner(new org.openjdk.jmh.runner.options
                         .OptionsBuilder().include(io.polycert.bench.oracle.OracleQueryBenchmark.class.getSimpleName())

@@ -41,7 +41,7 @@ import java.util.function.LongSupplier;
  * reward is the group's commit rate. Every commit message carries its bucket, the bucket's epoch as its replica
  * knows it (where in the total order it started, and its arm) and what that replica's bandit would play next
  * ({@link #commitTag}). Once a replica has seen the epoch last its length (from its delivery of the epoch's start)
- * and hold at least {@value #EPOCH_MIN_COMMITS} commits, its messages also ask for the next epoch; the first such
+ * and hold at least {@link Builder#epochCommits} commits (default {@value #EPOCH_MIN_COMMITS}), its messages also ask for the next epoch; the first such
  * request delivered starts it, on the requester's choice, at the same place of the total order on every replica,
  * and later requests naming the ended epoch change nothing. A replica that knows an older epoch than a tag names
  * (it joined, came back from a minority, or its oracle was swapped) adopts the named one, so replicas agree again
@@ -98,7 +98,7 @@ public final class UcbOracle implements ProtocolOracle {
      * (ORACLE.md): some forty to a 1 s turn, and about 2,000 commits each at R = 1 there.
      */
     public static final Duration DEFAULT_EPOCH = Duration.ofMillis(25);
-    /** An epoch ends only once it holds this many commits: a rate over fewer is noise. */
+    /** By default an epoch ends only once it holds this many commits: a rate over fewer is noise. */
     static final int EPOCH_MIN_COMMITS = 32;
     /** Outcomes on an arm below which its committed share is taken as 1 rather than guessed from a few. */
     private static final int EPOCH_MIN_OUTCOMES = 8;
@@ -139,6 +139,7 @@ public final class UcbOracle implements ProtocolOracle {
     private final long epochNanos;
     /** The reset and shift rules' settings, per transaction or per epoch (see {@link #EPOCH_RECENT_ALPHA}). */
     private final double recentAlpha;
+    private final int epochMinCommits;
     private final int saturatedAfter;
     private final int looseAfterFirst;
     private final Bucket[] buckets = new Bucket[ReadSetBuckets.COUNT];
@@ -157,6 +158,7 @@ public final class UcbOracle implements ProtocolOracle {
         this.bootstrapMin = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMin;
         this.bootstrapMax = epochNanos > 0 ? EPOCH_BOOTSTRAP : b.bootstrapMax;
         this.recentAlpha = epochNanos > 0 ? EPOCH_RECENT_ALPHA : DRIFT_ALPHA;
+        this.epochMinCommits = b.epochCommits;
         this.saturatedAfter = epochNanos > 0 ? EPOCH_SATURATED_AFTER : SATURATED_AFTER;
         this.looseAfterFirst = epochNanos > 0 ? EPOCH_LOOSE_AFTER : LOOSE_AFTER;
         this.halfLifeNanos = b.halfLife.toNanos();
@@ -187,6 +189,7 @@ public final class UcbOracle implements ProtocolOracle {
         private LongSupplier clock = System::nanoTime;
         /** Null: {@link #DEFAULT_EPOCH} for DistUCB, none for UCB. */
         private Duration epoch;
+        private int epochCommits = EPOCH_MIN_COMMITS;
 
         private Builder() {
         }
@@ -264,6 +267,20 @@ public final class UcbOracle implements ProtocolOracle {
                 throw new IllegalArgumentException("epoch length must be zero (off) or positive, got " + length);
             }
             this.epoch = length;
+            return this;
+        }
+
+        /**
+         * The fewest commits an epoch holds before it may end (default {@value #EPOCH_MIN_COMMITS}): where commits
+         * are slow, this rather than the length sets how long an epoch lasts, and so how many epochs there are to
+         * learn from.
+         */
+        public Builder epochCommits(int commits) {
+            if (commits < 2) {
+                throw new IllegalArgumentException("an epoch must hold at least 2 commits to measure a rate, got "
+                        + commits);
+            }
+            this.epochCommits = commits;
             return this;
         }
 
@@ -401,7 +418,7 @@ public final class UcbOracle implements ProtocolOracle {
         synchronized (bucket) {
             long start = bucket.epochStart;
             boolean over = start < 0 || (clock.getAsLong() - bucket.epochStartedAt >= epochNanos
-                    && bucket.epochDelivered >= EPOCH_MIN_COMMITS);
+                    && bucket.epochDelivered >= epochMinCommits);
             return (start + 1) << EPOCH_START_SHIFT | (over ? 1L << REQUEST_BIT : 0)
                     | (bucket.epochArm + 1) << EPOCH_ARM_SHIFT | (1 + b * ARMS + bucket.proposal);
         }

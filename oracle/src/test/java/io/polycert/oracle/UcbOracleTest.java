@@ -583,6 +583,7 @@ class UcbOracleTest {
     @Test
     void builderRefusesNonsense() {
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(1, 10));
+        assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().epochCommits(1));
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().bootstrap(20, 10));
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().halfLife(Duration.ZERO));
         assertThrows(IllegalArgumentException.class, () -> UcbOracle.builder().gossipInterval(Duration.ZERO));

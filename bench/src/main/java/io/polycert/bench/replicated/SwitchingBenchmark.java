@@ -43,20 +43,25 @@ public final class SwitchingBenchmark {
      * an oracle that always picks the best, measured as the adaptive ones are, so its figure is what the
      * benchmark's own noise allows a perfect oracle. Every adaptive oracle reads time from a clock that runs during
      * its own turns only ({@link TurnClock}); with {@code wallClock}, DistUCB also runs on the wall clock, as every
-     * oracle did before 2026-12-06, as {@code dist-ucb-wall}.
+     * oracle did before 2026-12-06, as {@code dist-ucb-wall}. With {@code epochCommits} above 0, DistUCB also runs
+     * with epochs of at least that many commits, as {@code dist-ucb-<epochCommits>}.
      */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
             int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network,
-            boolean twins, boolean wallClock) {
+            boolean twins, boolean wallClock, int epochCommits) {
         public Options {
             if (slices < 1) {
                 throw new IllegalArgumentException("slices: at least 1 turn per contender and phase, was " + slices);
+            }
+            if (epochCommits < 0 || epochCommits == 1) {
+                throw new IllegalArgumentException("epoch commits: 0 (no extra contender) or at least 2, was "
+                        + epochCommits);
             }
         }
 
         public static Options defaults() {
             return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
-                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false, false);
+                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false, false, 0);
         }
     }
 
@@ -230,6 +235,12 @@ public final class SwitchingBenchmark {
             TurnClock clock = new TurnClock();
             list.add(new Contender(name, true, replicate(() -> Contenders.oracle(name, options.gossipInterval(),
                     null, clock)), clock));
+        }
+        if (options.epochCommits() > 0) { // DistUCB with shorter (or longer) epochs where commits are slow
+            TurnClock clock = new TurnClock();
+            list.add(new Contender("dist-ucb-" + options.epochCommits(), true, replicate(() -> UcbOracle.builder()
+                    .clock(clock).distributed(true).gossipInterval(options.gossipInterval())
+                    .epochCommits(options.epochCommits()).build()), clock));
         }
         if (options.wallClock()) {
             list.add(new Contender("dist-ucb-wall", true, replicate(() -> Contenders.oracle("dist-ucb",
