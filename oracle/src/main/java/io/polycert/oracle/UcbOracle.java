@@ -41,7 +41,8 @@ import java.util.function.LongSupplier;
  * reward is the group's commit rate. Every commit message carries its bucket, the bucket's epoch as its replica
  * knows it (where in the total order it started, and its arm) and what that replica's bandit would play next
  * ({@link #commitTag}). Once a replica has seen the epoch last its length (from its delivery of the epoch's start)
- * and hold at least {@link Builder#epochCommits} commits (default {@value #EPOCH_MIN_COMMITS}), its messages also ask for the next epoch; the first such
+ * and hold at least {@link Builder#epochCommits} commits (default {@value #EPOCH_MIN_COMMITS}), its messages also
+ * ask for the next epoch; the first such
  * request delivered starts it, on the requester's choice, at the same place of the total order on every replica,
  * and later requests naming the ended epoch change nothing. A replica that knows an older epoch than a tag names
  * (it joined, came back from a minority, or its oracle was swapped) adopts the named one, so replicas agree again
@@ -49,9 +50,9 @@ import java.util.function.LongSupplier;
  * At an epoch's end each replica records one sample for the epoch's arm: the time per commit of the whole group
  * over the epoch (its duration here over the bucket's deliveries in it, scaled by the share of the group's recent
  * transactions on that arm that committed, which every replica hears alike through {@link #commitDecided}). So every
- * replica learns from the same epochs, and per-replica statistics are not exchanged. The bootstrap counts epochs (three). Why: a protocol's cost is not all in its own transactions. A VC
- * transaction is cheap for its originator, but its vote is work and waiting on every replica; with replicas on
- * different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
+ * replica learns from the same epochs, and per-replica statistics are not exchanged. The bootstrap counts epochs
+ * (three). Why: a protocol's cost is not all in its own transactions. A VC transaction is cheap for its
+ * originator, but its vote is work and waiting on every replica; with replicas on different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
  * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
  * group's rate, an arm is charged what it costs everyone. An epoch in which the bucket stood idle for half its
  * time or more teaches nothing. The limit: the reward is throughput, so under a load light enough for every arm to
