@@ -52,8 +52,9 @@ import java.util.function.LongSupplier;
  * transactions on that arm that committed, which every replica hears alike through {@link #commitDecided}). So every
  * replica learns from the same epochs, and per-replica statistics are not exchanged. The bootstrap counts epochs
  * (three). Why: a protocol's cost is not all in its own transactions. A VC transaction is cheap for its
- * originator, but its vote is work and waiting on every replica; with replicas on different arms, the originator's rewards rank VC first while the group runs slower (measured: one replica chose VC
- * for 94% of its transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
+ * originator, but its vote is work and waiting on every replica; with replicas on different arms, the
+ * originator's rewards rank VC first while the group runs slower (measured: one replica chose VC for 94% of its
+ * transactions where static VC ran at 0.53-0.63 of static NVC). Played together and rewarded by the
  * group's rate, an arm is charged what it costs everyone. An epoch in which the bucket stood idle for half its
  * time or more teaches nothing. The limit: the reward is throughput, so under a load light enough for every arm to
  * keep up, the arms look alike and latency is not seen; with epochs off, rewards are latencies again.
@@ -437,11 +438,11 @@ public final class UcbOracle implements ProtocolOracle {
         if (epochNanos == 0) {
             return;
         }
-        int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
+        int choice = choiceOf(tag);
         int namedArm = (int) ((tag >>> EPOCH_ARM_SHIFT) & 3) - 1;
         boolean request = (tag & (1L << REQUEST_BIT)) != 0;
         long named = (tag >>> EPOCH_START_SHIFT) - 1;
-        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || position < 0 || tag < 0 || named >= position
+        if (choice == 0 || position < 0 || named >= position
                 || namedArm >= ARMS || (named >= 0) != (namedArm >= 0)) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " at position " + position
                     + " names no bucket and arm, or an epoch not started yet");
@@ -475,8 +476,8 @@ public final class UcbOracle implements ProtocolOracle {
         if (epochNanos == 0) {
             return;
         }
-        int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
-        if (choice < 1 || choice > ReadSetBuckets.COUNT * ARMS || tag < 0) {
+        int choice = choiceOf(tag);
+        if (choice == 0) {
             throw new IllegalArgumentException("oracle epoch tag " + tag + " names no bucket");
         }
         Bucket bucket = buckets[(choice - 1) / ARMS];
@@ -489,6 +490,12 @@ public final class UcbOracle implements ProtocolOracle {
             bucket.decided[arm]++;
             bucket.committed[arm] += committed ? 1 : 0;
         }
+    }
+
+    /** A tag's {@code 1 + bucket * 3 + choice}, or 0 if the tag names no bucket and arm. */
+    private static int choiceOf(long tag) {
+        int choice = (int) (tag & ((1 << CHOICE_BITS) - 1));
+        return tag < 0 || choice < 1 || choice > ReadSetBuckets.COUNT * ARMS ? 0 : choice;
     }
 
     private static void startEpoch(Bucket bucket, long position, int arm, long now, boolean measured) {

@@ -3,6 +3,7 @@ package io.polycert.bench.replicated;
 import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.workload.Contenders;
 import io.polycert.bench.workload.TurnClock;
+import io.polycert.bench.workload.TurnClocks;
 import io.polycert.core.TransactionAbortedException;
 import io.polycert.gcs.GroupStack;
 import io.polycert.kvstore.Replica;
@@ -70,21 +71,13 @@ public final class SwitchingBenchmark {
             double[] perSecond, double[][] mixPerSecond, double convergedAfterSeconds) {
     }
 
-    /** A contender; {@code clock} (null for a static protocol) runs during its turns only. */
-    private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica, TurnClock clock) {
-        void turn(boolean on) {
-            if (clock != null) {
-                if (on) {
-                    clock.start();
-                } else {
-                    clock.stop();
-                }
-            }
-        }
+    private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica) {
     }
 
     private final Options options;
     private final PrintStream out;
+    /** Each contender's clock, running during its turns only; the adaptive oracles read theirs. */
+    private final TurnClocks clocks = new TurnClocks();
 
     public SwitchingBenchmark(Options options, PrintStream out) {
         this.options = options;
@@ -127,11 +120,11 @@ public final class SwitchingBenchmark {
                     for (int i : turns) {
                         Contender c = contenders.get(i);
                         bank.use(c.perReplica());
-                        c.turn(true);
+                        clocks.use(c.name());
                         try {
                             slices.get(i).add(runPhase(bank, readSet, slice));
                         } finally {
-                            c.turn(false);
+                            clocks.stop();
                         }
                     }
                 }
@@ -225,36 +218,34 @@ public final class SwitchingBenchmark {
         List<Contender> list = new ArrayList<>();
         for (Protocol p : Protocol.values()) {
             list.add(new Contender("static-" + p.name().toLowerCase(Locale.ROOT), false,
-                    replicate(() -> ProtocolOracle.always(p)), null));
+                    replicate(() -> ProtocolOracle.always(p))));
         }
-        TurnClock ucbClock = new TurnClock();
-        list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().clock(ucbClock).build()),
-                ucbClock));
+        list.add(new Contender("ucb1-tuned", true, replicate(() -> UcbOracle.builder().clock(clocks.of("ucb1-tuned"))
+                .build())));
         // DistUCB as configured by default (epochs), and the paper's (statistics exchanged, each replica on its own)
         for (String name : List.of("dist-ucb", "dist-ucb-tuned", "dist-ucb-gossip")) {
-            TurnClock clock = new TurnClock();
             list.add(new Contender(name, true, replicate(() -> Contenders.oracle(name, options.gossipInterval(),
-                    null, clock)), clock));
+                    null, clocks.of(name)))));
         }
         if (options.epochCommits() > 0) { // DistUCB with shorter (or longer) epochs where commits are slow
-            TurnClock clock = new TurnClock();
-            list.add(new Contender("dist-ucb-" + options.epochCommits(), true, replicate(() -> UcbOracle.builder()
-                    .clock(clock).distributed(true).gossipInterval(options.gossipInterval())
-                    .epochCommits(options.epochCommits()).build()), clock));
+            String name = "dist-ucb-" + options.epochCommits();
+            list.add(new Contender(name, true, replicate(() -> UcbOracle.builder().clock(clocks.of(name))
+                    .distributed(true).gossipInterval(options.gossipInterval()).epochCommits(options.epochCommits())
+                    .build())));
         }
         if (options.wallClock()) {
             list.add(new Contender("dist-ucb-wall", true, replicate(() -> Contenders.oracle("dist-ucb",
-                    options.gossipInterval(), null)), null));
+                    options.gossipInterval(), null))));
         }
         // The cost model counts its observations, not time: no clock to stop.
         list.add(new Contender("decision-tree", true, replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
-        }), null));
+        })));
         if (options.twins()) {
             for (Protocol p : Protocol.values()) {
                 list.add(new Contender(TWIN + p.name().toLowerCase(Locale.ROOT), false,
-                        replicate(() -> ProtocolOracle.always(p)), null));
+                        replicate(() -> ProtocolOracle.always(p))));
             }
         }
         return list;

@@ -25,4 +25,12 @@ public final class TurnClocks {
         next.start();
         running = next;
     }
+
+    /** Stops the running contender's clock (its turn is over and no other's has begun). */
+    public void stop() {
+        if (running != null) {
+            running.stop();
+            running = null;
+        }
+    }
 }

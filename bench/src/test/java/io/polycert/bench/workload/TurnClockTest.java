@@ -55,5 +55,9 @@ class TurnClockTest {
         assertTrue(clocks.of("b").getAsLong() >= 5_000_000);
         clocks.use("b");
         assertTrue(clocks.of("b").getAsLong() >= 5_000_000, "using the same contender again keeps its clock running");
+        clocks.stop();
+        long bAtStop = clocks.of("b").getAsLong();
+        Thread.sleep(5);
+        assertEquals(bAtStop, clocks.of("b").getAsLong(), "stopped: no contender's clock runs");
     }
 }
