@@ -4,8 +4,11 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLongArray;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The decision-tree oracle: forecasts each protocol's commit latency with PolyCert's cost model and picks the
@@ -28,6 +31,11 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * averages per bucket, since an aborted attempt is run and certified again (the paper forecasts one attempt; at
  * large read-sets the protocols abort at different rates).
  *
+ * <p>A model whose training found it to forecast little (a cross-validated correlation under
+ * {@link Builder#minModelCorrelation}, default {@value #DEFAULT_MIN_MODEL_CORRELATION}) is not used: a tree that
+ * fits noise still splits on whatever it was given, and its forecasts then differ between protocols for no reason
+ * (measured: such a tree sent half of its commits to VC where VC ran at 0.54 of NVC, ORACLE.md).
+ *
  * <p>Without a model, T_AB is a straight line in the message size fitted on-line to observed self-deliveries, so
  * the oracle is usable before any training; with a model, its forecast is kept within a factor 4 of that line (a
  * tree's linear leaves can extrapolate wildly), and a model that does not read the message size (training found
@@ -40,12 +48,17 @@ import java.util.concurrent.atomic.AtomicLongArray;
  */
 public final class CostModelOracle implements ProtocolOracle {
     static final int REFRESH_EVERY = 200;
+    /** Below this cross-validated correlation a trained model is not used (see the class comment). */
+    public static final double DEFAULT_MIN_MODEL_CORRELATION = 0.5;
+    private static final Logger LOG = LoggerFactory.getLogger(CostModelOracle.class);
     private static final int ARMS = Protocol.values().length;
     private static final int MIN_OBSERVATIONS = 5;
     /** Weight of a new observation in the moving averages. */
     private static final double ALPHA = 0.02;
 
     private final ModelTree model;
+    /** A model given but not used, for toString; else null. */
+    private final ModelTree ignoredModel;
     private final long monitorPeriodMillis;
     private final Path collectTo;
     private final long pauseAboveMillis;
@@ -87,7 +100,14 @@ public final class CostModelOracle implements ProtocolOracle {
     private long clock;
 
     private CostModelOracle(Builder b) {
-        this.model = b.model;
+        boolean weak = b.model != null && b.model.crossValidatedCorrelation() < b.minModelCorrelation;
+        this.model = weak ? null : b.model;
+        this.ignoredModel = weak ? b.model : null;
+        if (weak) {
+            LOG.warn("not using the broadcast-latency model {}: its cross-validated correlation {} is under {};"
+                    + " fitting broadcast latency on-line instead", b.model, b.model.crossValidatedCorrelation(),
+                    b.minModelCorrelation);
+        }
         this.monitorPeriodMillis = b.monitorPeriodMillis;
         this.collectTo = b.collectTo;
         this.pauseAboveMillis = b.pauseAboveMillis;
@@ -130,8 +150,21 @@ public final class CostModelOracle implements ProtocolOracle {
         private long pauseAboveMillis = 50;
         private long resumeBelowMillis = 10;
         private int maxSamplesPerSecond = 500;
+        private double minModelCorrelation = DEFAULT_MIN_MODEL_CORRELATION;
 
         private Builder() {
+        }
+
+        /**
+         * The least cross-validated correlation (recorded by {@link TrainModel}) at which a model is used (default
+         * {@value #DEFAULT_MIN_MODEL_CORRELATION}); a model that does not record one is always used. -1 uses any.
+         */
+        public Builder minModelCorrelation(double correlation) {
+            if (!(correlation >= -1 && correlation <= 1)) {
+                throw new IllegalArgumentException("minModelCorrelation lies within [-1, 1], got " + correlation);
+            }
+            this.minModelCorrelation = correlation;
+            return this;
         }
 
         /** The broadcast-latency model (from {@link TrainModel}); without one, a line fitted on-line. */
@@ -434,6 +467,8 @@ public final class CostModelOracle implements ProtocolOracle {
 
     @Override
     public String toString() {
-        return "decision-tree(" + (model == null ? "on-line line fit" : model) + ")";
+        return "decision-tree(" + (model != null ? model : ignoredModel == null ? "on-line line fit"
+                : String.format(Locale.ROOT, "on-line line fit; %s not used: cross-validated correlation %.3f",
+                        ignoredModel, ignoredModel.crossValidatedCorrelation())) + ")";
     }
 }

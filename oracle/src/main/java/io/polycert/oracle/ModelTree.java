@@ -28,11 +28,13 @@ import java.util.Set;
  *            {"id": 1, "intercept": 3.0, "coefficients": [2.0, 0.0]},
  *            {"id": 2, "intercept": 40.0, "coefficients": [-1.0, 0.0]}]}
  * }</pre>
- * Node 0 is the root; node ids are their positions in {@code nodes}.
+ * Node 0 is the root; node ids are their positions in {@code nodes}. Version 2 adds an optional
+ * {@code "crossValidation": {"correlation": 0.42}}: how well the trainer's cross-validation found the model to
+ * forecast (see {@link #crossValidatedCorrelation()}). Version 1 files, without it, still load.
  */
 public final class ModelTree {
     static final String FORMAT = "polycert-model-tree";
-    static final int VERSION = 1;
+    static final int VERSION = 2;
     private static final int LEAF = -1;
     private static final String NODE_KINDS =
             " (a split node has id, feature, threshold, left, right; a leaf has id, intercept, coefficients)";
@@ -47,6 +49,8 @@ public final class ModelTree {
     private final int[] modelOffset; // leaves: index of the intercept in models, followed by featureCount slopes
     private final double[] models;
     private final int leafCount;
+    /** The trainer's cross-validated correlation of forecast and target; NaN if not known. */
+    private final double crossValidatedCorrelation;
 
     /**
      * @param leafModels per node: {@code null} for a split node, else {@code [intercept, slope_0 .. slope_{F-1}]}
@@ -57,6 +61,7 @@ public final class ModelTree {
         this.targetName = targetName;
         this.featureNames = List.copyOf(featureNames);
         this.featureCount = featureNames.size();
+        this.crossValidatedCorrelation = Double.NaN;
         this.splitFeature = splitFeature.clone();
         this.threshold = threshold.clone();
         this.left = left.clone();
@@ -90,6 +95,33 @@ public final class ModelTree {
             }
         }
         checkIsTree();
+    }
+
+    /** The same tree (sharing its immutable arrays) with its cross-validated correlation. */
+    private ModelTree(ModelTree tree, double crossValidatedCorrelation) {
+        this.targetName = tree.targetName;
+        this.featureNames = tree.featureNames;
+        this.featureCount = tree.featureCount;
+        this.splitFeature = tree.splitFeature;
+        this.threshold = tree.threshold;
+        this.left = tree.left;
+        this.right = tree.right;
+        this.modelOffset = tree.modelOffset;
+        this.models = tree.models;
+        this.leafCount = tree.leafCount;
+        this.crossValidatedCorrelation = crossValidatedCorrelation;
+    }
+
+    /**
+     * This tree, recording how its training's cross-validation scored it.
+     *
+     * @throws IllegalArgumentException if {@code correlation} is not within [-1, 1]
+     */
+    ModelTree withCrossValidatedCorrelation(double correlation) {
+        if (!(correlation >= -1 && correlation <= 1)) {
+            throw new IllegalArgumentException("a correlation lies within [-1, 1], got " + correlation);
+        }
+        return new ModelTree(this, correlation);
     }
 
     private void checkLeafModel(int node, double[] model) {
@@ -193,6 +225,15 @@ public final class ModelTree {
         return leafCount;
     }
 
+    /**
+     * The correlation between forecast and measured target that the trainer's cross-validation found (on samples
+     * each fold's tree had not seen), or NaN if the file did not say (version 1, or a tree built by hand). Near 0,
+     * the tree forecasts no better than a constant, whatever its size.
+     */
+    public double crossValidatedCorrelation() {
+        return crossValidatedCorrelation;
+    }
+
     @Override
     public String toString() {
         return "ModelTree(" + targetName + ", " + splitFeature.length + " nodes, " + leafCount + " leaves, features "
@@ -219,7 +260,11 @@ public final class ModelTree {
         for (int f = 0; f < featureCount; f++) {
             json.append(f == 0 ? "" : ", ").append(quote(featureNames.get(f)));
         }
-        json.append("],\n  \"nodes\": [\n");
+        json.append("],\n");
+        if (!Double.isNaN(crossValidatedCorrelation)) {
+            json.append("  \"crossValidation\": {\"correlation\": ").append(crossValidatedCorrelation).append("},\n");
+        }
+        json.append("  \"nodes\": [\n");
         for (int n = 0; n < splitFeature.length; n++) {
             json.append("    {\"id\": ").append(n);
             if (splitFeature[n] == LEAF) {
@@ -241,15 +286,21 @@ public final class ModelTree {
     /** @throws IllegalArgumentException if {@code json} is not a well-formed model tree of a known format version */
     public static ModelTree fromJson(String json) {
         Map<String, Object> root = asObject(new JsonReader(json).readDocument(), "the document");
-        checkKeys(root, "the document", List.of("format", "version", "target", "features", "nodes"), "");
+        checkKeys(root, "the document", List.of("format", "version", "target", "features", "nodes"),
+                List.of("crossValidation"), "");
+        Map<String, Object> crossValidation = root.containsKey("crossValidation")
+                ? asObject(root.get("crossValidation"), "crossValidation") : null;
         Object format = root.get("format");
         if (!FORMAT.equals(format)) {
             throw new IllegalArgumentException("unknown format " + describe(format) + ", expected \"" + FORMAT + '"');
         }
         Object version = root.get("version");
-        if (!(version instanceof Double v) || v != VERSION) {
-            throw new IllegalArgumentException("unsupported version " + describe(version) + ", this reader knows "
-                    + VERSION);
+        if (!(version instanceof Double v) || (v != 1 && v != VERSION)) {
+            throw new IllegalArgumentException("unsupported version " + describe(version) + ", this reader knows 1"
+                    + " and " + VERSION);
+        }
+        if (crossValidation != null && (double) version == 1) {
+            throw new IllegalArgumentException("\"crossValidation\" needs version 2; this file says version 1");
         }
         String target = asString(root.get("target"), "target");
         List<String> features = new ArrayList<>();
@@ -299,19 +350,30 @@ public final class ModelTree {
                 leafModels[n] = model;
             }
         }
-        return new ModelTree(target, features, splitFeature, threshold, left, right, leafModels);
+        ModelTree tree = new ModelTree(target, features, splitFeature, threshold, left, right, leafModels);
+        if (crossValidation == null) {
+            return tree;
+        }
+        checkKeys(crossValidation, "crossValidation", List.of("correlation"), "");
+        return tree.withCrossValidatedCorrelation(asNumber(crossValidation.get("correlation"),
+                "crossValidation correlation"));
     }
 
     // ---- schema checks over the generic JSON values ----
 
     private static void checkKeys(Map<String, Object> object, String where, List<String> expected, String hint) {
+        checkKeys(object, where, expected, List.of(), hint);
+    }
+
+    private static void checkKeys(Map<String, Object> object, String where, List<String> expected,
+            List<String> optional, String hint) {
         for (String key : expected) {
             if (!object.containsKey(key)) {
                 throw new IllegalArgumentException(where + ": missing \"" + key + '"' + hint);
             }
         }
         for (String key : object.keySet()) {
-            if (!expected.contains(key)) {
+            if (!expected.contains(key) && !optional.contains(key)) {
                 throw new IllegalArgumentException(where + ": unexpected key \"" + key + '"' + hint);
             }
         }

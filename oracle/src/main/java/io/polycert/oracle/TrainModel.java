@@ -76,8 +76,9 @@ public final class TrainModel {
                 data.featureCount(), trainer);
         int effectiveFolds = Math.min(folds, data.size());
         ModelEvaluation evaluation = new ModelEvaluation(trainer, effectiveFolds, SEED);
+        ModelEvaluation.Scores scores = evaluation.crossValidate(data);
         out.printf(Locale.ROOT, "all %d features, %d-fold cross-validation: %s%n", data.featureCount(),
-                effectiveFolds, evaluation.crossValidate(data));
+                effectiveFolds, scores);
         TrainingData chosen = data;
         if (selection) {
             ModelEvaluation.Selection result = evaluation.forwardSelection(data,
@@ -87,11 +88,19 @@ public final class TrainModel {
             out.printf(Locale.ROOT, "selected features, %d-fold cross-validation: %s%n", effectiveFolds,
                     result.selected());
             chosen = data.selectFeatures(result.features());
+            scores = result.selected();
         }
-        ModelTree tree = trainer.train(chosen);
+        // The score travels with the model, so the oracle can tell a tree that forecasts from one that fits noise.
+        ModelTree tree = trainer.train(chosen).withCrossValidatedCorrelation(scores.correlation());
         tree.save(modelFile);
         out.printf(Locale.ROOT, "saved a tree of %d nodes (%d leaves) over %d features to %s%n", tree.nodeCount(),
                 tree.leafCount(), tree.featureCount(), modelFile);
+        if (scores.correlation() < CostModelOracle.DEFAULT_MIN_MODEL_CORRELATION) {
+            out.printf(Locale.ROOT, "warning: its cross-validated correlation %.3f is under %.2f, so the decision-tree"
+                    + " oracle will not use it (it fits broadcast latency on-line instead) unless its"
+                    + " minModelCorrelation is lowered%n", scores.correlation(),
+                    CostModelOracle.DEFAULT_MIN_MODEL_CORRELATION);
+        }
     }
 
     private static String value(String[] args, int i) {

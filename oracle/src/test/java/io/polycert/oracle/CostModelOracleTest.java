@@ -119,16 +119,21 @@ class CostModelOracleTest {
         }
     }
 
+    /** A model tree of the system's broadcast latency against message size, trained on exact samples. */
+    private static ModelTree broadcastModel(Synthetic system) {
+        TrainingData.Builder data = TrainingData.builder(TrainingCollector.TARGET, List.of(TrainingCollector.SIZE));
+        for (int size = 50; size < 200_000; size += 97) {
+            data.add((system.abBaseNanos + system.abPerByte * size) / 1000, size);
+        }
+        return ModelTreeTrainer.builder().build().train(data.build());
+    }
+
     @Test
     void aModelForTheBroadcastLatencyMovesTheCrossover() {
         Synthetic system = new Synthetic();
         // A network where every byte is dear: a model that knows it must favour VC much earlier.
         system.abPerByte = 400;
-        TrainingData.Builder data = TrainingData.builder(TrainingCollector.TARGET, List.of(TrainingCollector.SIZE));
-        for (int size = 50; size < 200_000; size += 97) {
-            data.add((system.abBaseNanos + system.abPerByte * size) / 1000, size);
-        }
-        ModelTree model = ModelTreeTrainer.builder().build().train(data.build());
+        ModelTree model = broadcastModel(system);
         // Broadcast latencies are not observed here: only the model knows what bytes cost.
         CostModelOracle oracle = CostModelOracle.builder().model(model).build();
         CostModelOracle blind = CostModelOracle.builder().build();
@@ -141,6 +146,25 @@ class CostModelOracleTest {
         assertEquals(Protocol.VC, oracle.choose(above));
         assertTrue(blind.choose(above) != Protocol.VC, "without the model the bytes look free");
         assertTrue(oracle.choose(new TransactionProfile((int) (vcFrom * 0.7), WRITES, VALUE_BYTES)) != Protocol.VC);
+    }
+
+    @Test
+    void aModelThatCrossValidatedPoorlyIsNotUsedUnlessAllowed() {
+        Synthetic system = new Synthetic();
+        system.abPerByte = 400;
+        // The same informative tree as above, labelled as its training would label a tree that fits noise.
+        ModelTree model = broadcastModel(system).withCrossValidatedCorrelation(0.1);
+        CostModelOracle ignoring = CostModelOracle.builder().model(model).build();
+        CostModelOracle allowed = CostModelOracle.builder().model(model).minModelCorrelation(0.05).build();
+        train(ignoring, system, false);
+        train(allowed, system, false);
+        List<Integer> crossovers = system.crossovers(1_000_000);
+        TransactionProfile above = new TransactionProfile((int) (crossovers.get(crossovers.size() - 1) * 1.3), WRITES,
+                VALUE_BYTES);
+        assertTrue(ignoring.choose(above) != Protocol.VC, "a model under the minimum must not be used");
+        assertTrue(ignoring.toString().contains("not used: cross-validated correlation 0.100"), ignoring.toString());
+        assertEquals(Protocol.VC, allowed.choose(above));
+        assertThrows(IllegalArgumentException.class, () -> CostModelOracle.builder().minModelCorrelation(1.5));
     }
 
     @Test

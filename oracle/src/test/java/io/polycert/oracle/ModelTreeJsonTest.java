@@ -51,6 +51,20 @@ class ModelTreeJsonTest {
     }
 
     @Test
+    void aVersionOneFileSaysNothingOfCrossValidation() {
+        assertTrue(Double.isNaN(ModelTree.fromJson(VALID).crossValidatedCorrelation()));
+    }
+
+    @Test
+    void crossValidatedCorrelationRoundTrips() {
+        ModelTree tree = ModelTree.fromJson(VALID).withCrossValidatedCorrelation(0.0161);
+        ModelTree back = ModelTree.fromJson(tree.toJson());
+        assertEquals(0.0161, back.crossValidatedCorrelation());
+        assertEquals(tree.toJson(), back.toJson());
+        assertEquals(tree.predict(new double[] {10, 5.5}), back.predict(new double[] {10, 5.5}));
+    }
+
+    @Test
     void predictRejectsTheWrongNumberOfFeatures() {
         ModelTree tree = ModelTree.fromJson(VALID);
         assertThrows(IllegalArgumentException.class, () -> tree.predict(new double[1]));
@@ -183,8 +197,17 @@ class ModelTreeJsonTest {
                         "{\"format\": \"weka\", \"version\": 1, \"target\": \"y\", \"features\": [], \"nodes\": []}",
                         "unknown format \"weka\", expected \"polycert-model-tree\""),
                 arguments("unknown version",
-                        HEAD.replace("1", "2") + "\"features\": [], \"nodes\": []}",
-                        "unsupported version 2, this reader knows 1"),
+                        HEAD.replace("1", "3") + "\"features\": [], \"nodes\": []}",
+                        "unsupported version 3, this reader knows 1 and 2"),
+                arguments("cross-validation in a version 1 file", HEAD + "\"features\": [], \"nodes\": [],"
+                        + " \"crossValidation\": {\"correlation\": 0.5}}",
+                        "\"crossValidation\" needs version 2; this file says version 1"),
+                arguments("correlation out of range", HEAD.replace("1", "2") + "\"features\": [], \"nodes\": ["
+                        + "{\"id\": 0, \"intercept\": 1, \"coefficients\": []}], \"crossValidation\":"
+                        + " {\"correlation\": 1.5}}", "a correlation lies within [-1, 1], got 1.5"),
+                arguments("unknown cross-validation score", HEAD.replace("1", "2") + "\"features\": [], \"nodes\": ["
+                        + "{\"id\": 0, \"intercept\": 1, \"coefficients\": []}], \"crossValidation\":"
+                        + " {\"correlation\": 0.5, \"r2\": 0.25}}", "crossValidation: unexpected key \"r2\""),
                 arguments("missing key", HEAD + "\"features\": []}", "the document: missing \"nodes\""),
                 arguments("unexpected key", HEAD + "\"features\": [], \"nodes\": [], \"x\": 0}",
                         "the document: unexpected key \"x\""),
@@ -237,7 +260,7 @@ class ModelTreeJsonTest {
                 arguments("null intercept", "\"intercept\": -3", "\"intercept\": null",
                         "node 4 intercept: expected a finite number, found null"),
                 arguments("version as a string", "\"version\": 1", "\"version\": \"1\"",
-                        "unsupported version \"1\", this reader knows 1"),
+                        "unsupported version \"1\", this reader knows 1 and 2"),
                 arguments("empty target", "\"target\": \"y\"", "\"target\": \"\"",
                         "target: expected a non-empty string, found \"\""));
     }

@@ -5,8 +5,11 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.micronaut.context.ApplicationContext;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -44,6 +47,31 @@ class OracleConfigurationTest {
         try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "ucb",
                 "polycert.ucb.index", " KL-UCB "))) {
             assertEquals("ucb(kl-ucb)", context.getBean(ProtocolOracle.class).toString());
+        }
+    }
+
+    @Test
+    void aModelCrossValidatedUnderTheMinimumIsNotUsed(@TempDir Path dir) throws IOException {
+        Path file = dir.resolve("model.json");
+        ModelTree.fromJson("""
+                {"format": "polycert-model-tree", "version": 2, "target": "ab_latency_us", "features": ["msgSize"],
+                 "crossValidation": {"correlation": 0.2},
+                 "nodes": [{"id": 0, "intercept": 50, "coefficients": [0.01]}]}
+                """).save(file);
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "decision-tree",
+                "polycert.decision-tree.model", file.toString()))) {
+            String oracle = context.getBean(ProtocolOracle.class).toString();
+            assertTrue(oracle.contains("on-line line fit; ModelTree") && oracle.contains("not used"), oracle);
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "decision-tree",
+                "polycert.decision-tree.model", file.toString(), "polycert.decision-tree.min-correlation", "0.1"))) {
+            String oracle = context.getBean(ProtocolOracle.class).toString();
+            assertEquals("decision-tree(ModelTree(ab_latency_us, 1 nodes, 1 leaves, features [msgSize]))", oracle);
+        }
+        try (ApplicationContext context = ApplicationContext.run(Map.of("polycert.oracle", "decision-tree",
+                "polycert.decision-tree.min-correlation", "2"))) {
+            RuntimeException e = assertThrows(RuntimeException.class, () -> context.getBean(ProtocolOracle.class));
+            assertTrue(rootMessage(e).contains("minModelCorrelation lies within [-1, 1], got 2.0"), rootMessage(e));
         }
     }
 

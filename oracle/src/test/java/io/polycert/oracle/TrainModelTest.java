@@ -11,6 +11,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Random;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -57,6 +58,26 @@ class TrainModelTest {
         x[x1] = 2;
         x[x2] = 1;
         assertEquals(2 * 6 + 3, tree.predict(x), 0.5);
+        assertTrue(tree.crossValidatedCorrelation() > 0.9, "the selected features' score travels with the model");
+        assertFalse(stdout.contains("warning"), stdout);
+    }
+
+    @Test
+    void aModelOfNoiseIsSavedWithItsScoreAndAWarning() throws IOException {
+        TrainingData.Builder data = TrainingData.builder("y", List.of("a", "b"));
+        Random random = new Random(5);
+        for (int i = 0; i < 600; i++) {
+            data.add(random.nextGaussian(), random.nextGaussian(), random.nextGaussian());
+        }
+        Path csv = dir.resolve("noise.csv");
+        data.build().writeCsv(csv);
+        Path model = dir.resolve("model.json");
+        assertEquals(0, run("--no-selection", "--data", csv.toString(), "--out", model.toString()));
+        String stdout = out.toString(StandardCharsets.UTF_8);
+        double correlation = ModelTree.load(model).crossValidatedCorrelation();
+        assertTrue(correlation < CostModelOracle.DEFAULT_MIN_MODEL_CORRELATION, "correlation " + correlation);
+        assertTrue(stdout.contains("warning: its cross-validated correlation"), stdout);
+        assertTrue(CostModelOracle.builder().model(ModelTree.load(model)).build().toString().contains("not used"));
     }
 
     @Test

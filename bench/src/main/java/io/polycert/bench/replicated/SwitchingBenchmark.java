@@ -242,6 +242,11 @@ public final class SwitchingBenchmark {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
         })));
+        if (model != null && model.crossValidatedCorrelation() < CostModelOracle.DEFAULT_MIN_MODEL_CORRELATION) {
+            // The model the decision tree declined, used anyway: what declining it gains or loses, side by side.
+            list.add(new Contender("decision-tree-any-model", true, replicate(() -> CostModelOracle.builder()
+                    .model(model).minModelCorrelation(-1).build())));
+        }
         if (options.twins()) {
             for (Protocol p : Protocol.values()) {
                 list.add(new Contender(TWIN + p.name().toLowerCase(Locale.ROOT), false,

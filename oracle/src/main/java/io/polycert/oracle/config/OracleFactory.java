@@ -23,6 +23,7 @@ import java.util.Locale;
  * polycert.ucb.half-life = 60s                 polycert.ucb.epochs = 25ms (dist-ucb) | 0s (ucb)
  * polycert.decision-tree.model = path/to/model.json   (optional: without it, a line fitted on-line)
  * polycert.decision-tree.training-file = samples.csv  (optional: record training samples)
+ * polycert.decision-tree.min-correlation = 0.5        (a model cross-validated under this is not used)
  * polycert.threshold.bfc-from = 100                   polycert.threshold.vc-from = 10000
  * </pre>
  */
@@ -39,6 +40,7 @@ public class OracleFactory {
             @Value("${polycert.ucb.epochs:}") String epochs,
             @Value("${polycert.decision-tree.model:}") String model,
             @Value("${polycert.decision-tree.training-file:}") String trainingFile,
+            @Value("${polycert.decision-tree.min-correlation:0.5}") double minCorrelation,
             @Value("${polycert.threshold.bfc-from:100}") int bfcFrom,
             @Value("${polycert.threshold.vc-from:10000}") int vcFrom) {
         try {
@@ -56,7 +58,7 @@ public class OracleFactory {
                     yield b.build();
                 }
                 case "decision-tree" -> {
-                    CostModelOracle.Builder b = CostModelOracle.builder();
+                    CostModelOracle.Builder b = CostModelOracle.builder().minModelCorrelation(minCorrelation);
                     if (!model.isBlank()) {
                         b.modelFile(Path.of(model));
                     }
