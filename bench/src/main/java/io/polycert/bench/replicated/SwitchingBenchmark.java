@@ -34,7 +34,8 @@ import java.util.function.Supplier;
  * phase; the static protocols and the adaptive oracles run each phase in turn, so every ratio compares figures
  * measured minutes apart at most. Each adaptive oracle keeps its state from phase to phase (it sees the switches);
  * its throughput counts its learning. Before measuring, the static protocols run each read-set briefly while every
- * replica records training samples, and the decision-tree oracle's model is trained on them.
+ * replica records training samples, and the decision-tree oracle's model is trained on them. If the oracle declines
+ * that model (it cross-validated too poorly), {@code decision-tree-any-model} runs the same oracle with the model.
  */
 public final class SwitchingBenchmark {
 
