@@ -75,7 +75,11 @@ public final class Charts {
             "VC", new Color(0xD55E00),
             "local", new Color(0x999999));
     private static final Color[] OTHER_COLORS = {new Color(0x009E73), new Color(0xCC79A7), new Color(0x56B4E9),
-            new Color(0x000000), new Color(0x8C564B), new Color(0xBCBD22), new Color(0x7F7F7F)};
+            new Color(0x000000), new Color(0x8C564B), new Color(0xBCBD22), new Color(0x7F7F7F), new Color(0x9467BD),
+            new Color(0x17BECF), new Color(0xAD494A), new Color(0x393B79)};
+    /** Legend names up to this long fit {@link #WIDTH}; each character more widens the chart by LEGEND_CHAR_WIDTH. */
+    private static final int LEGEND_NAME_FITS = 16;
+    private static final int LEGEND_CHAR_WIDTH = 9;
 
     private Charts() {
     }
@@ -111,7 +115,7 @@ public final class Charts {
         Normalized data = normalize(results, groupParameter);
         List<String> groups = data.groups();
 
-        CategoryChart chart = new CategoryChartBuilder().width(WIDTH).height(HEIGHT)
+        CategoryChart chart = new CategoryChartBuilder().width(width(data.values().keySet())).height(HEIGHT)
                 .title(title("Throughput relative to the best contender, by " + groupParameter, data.runs()))
                 .xAxisTitle(groupParameter)
                 .yAxisTitle("committed tx/s ÷ best contender's (best = 1)")
@@ -173,7 +177,7 @@ public final class Charts {
         }
         boolean log = min > 0 && max / min >= 100;
 
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+        XYChart chart = new XYChartBuilder().width(width(series.keySet())).height(HEIGHT)
                 .title(title("Throughput over time", results))
                 .xAxisTitle("time (s)")
                 .yAxisTitle(log ? "committed transactions/s (log scale)" : "committed transactions/s")
@@ -328,7 +332,7 @@ public final class Charts {
         }
         Map<String, Map<String, Double>> byContender = meanByContenderAndValue(runs, READ_SET, value);
 
-        XYChart chart = new XYChartBuilder().width(WIDTH).height(HEIGHT)
+        XYChart chart = new XYChartBuilder().width(width(byContender.keySet())).height(HEIGHT)
                 .title(title(what, runs))
                 .xAxisTitle("read-set size (items read per transaction, log scale)")
                 .yAxisTitle(yTitle)
@@ -508,7 +512,19 @@ public final class Charts {
     }
 
     /** A colour per contender: the fixed one if it has one, else the next unused of the others. */
-    private static Map<String, Color> colors(Set<String> contenders) {
+    /**
+     * {@link #WIDTH}, widened for legend names longer than {@value #LEGEND_NAME_FITS} characters: the legend takes
+     * its width from the plot, and the title, centred over the plot, would be cut off.
+     */
+    static int width(Set<String> legend) {
+        int longest = 0;
+        for (String name : legend) {
+            longest = Math.max(longest, name == null ? 0 : name.length());
+        }
+        return WIDTH + LEGEND_CHAR_WIDTH * Math.max(0, longest - LEGEND_NAME_FITS);
+    }
+
+    static Map<String, Color> colors(Set<String> contenders) {
         Map<String, Color> colors = new HashMap<>();
         int next = 0;
         for (String c : contenders) {

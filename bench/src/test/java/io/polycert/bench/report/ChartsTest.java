@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -86,6 +87,24 @@ class ChartsTest {
         Path fig8 = dir.resolve("fig8.png");
         Charts.normalizedThroughput(stmbench7, "mix", fig8);
         checkPng(fig8);
+    }
+
+    @Test
+    void elevenContendersGetElevenColoursAndALongNameWidensTheChart() throws Exception {
+        List<RunResult> runs = new ArrayList<>();
+        Set<String> names = new LinkedHashSet<>();
+        for (int i = 0; i < 11; i++) {
+            String name = i < 10 ? "oracle-" + i : "decision-tree-any-model";
+            names.add(name);
+            runs.add(run("oracle", name, params("readSet", "1"), 2, 100 + 10 * i, 1));
+        }
+        assertEquals(11, new HashSet<>(Charts.colors(names).values()).size(), "no two contenders share a colour");
+        assertEquals(Charts.WIDTH, Charts.width(Set.of("decision-tree", "static-nvc")));
+        Path png = dir.resolve("wide.png");
+        Charts.normalizedThroughput(runs, "readSet", png);
+        BufferedImage image = ImageIO.read(png.toFile());
+        assertEquals(Charts.width(names), image.getWidth());
+        assertTrue(image.getWidth() > Charts.WIDTH, "a 23-character name widens the chart");
     }
 
     @Test
