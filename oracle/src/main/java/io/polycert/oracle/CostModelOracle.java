@@ -34,7 +34,7 @@ import org.slf4j.LoggerFactory;
  * <p>A model whose training found it to forecast little (a cross-validated correlation under
  * {@link Builder#minModelCorrelation}, default {@value #DEFAULT_MIN_MODEL_CORRELATION}) is not used: a tree that
  * fits noise still splits on whatever it was given, and its forecasts then differ between protocols for no reason
- * (measured: such a tree sent half of its commits to VC where VC ran at 0.54 of NVC, ORACLE.md).
+ * (measured: such a tree sent 49% of its commits to VC where VC ran at half of NVC's rate; ORACLE.md).
  *
  * <p>Without a model, T_AB is a straight line in the message size fitted on-line to observed self-deliveries, so
  * the oracle is usable before any training; with a model, its forecast is kept within a factor 4 of that line (a

@@ -511,7 +511,6 @@ public final class Charts {
         styler.setLocale(java.util.Locale.ROOT);
     }
 
-    /** A colour per contender: the fixed one if it has one, else the next unused of the others. */
     /**
      * {@link #WIDTH}, widened for legend names longer than {@value #LEGEND_NAME_FITS} characters: the legend takes
      * its width from the plot, and the title, centred over the plot, would be cut off.
@@ -524,6 +523,7 @@ public final class Charts {
         return WIDTH + LEGEND_CHAR_WIDTH * Math.max(0, longest - LEGEND_NAME_FITS);
     }
 
+    /** A colour per contender: the fixed one if it has one, else the next unused of the others. */
     static Map<String, Color> colors(Set<String> contenders) {
         Map<String, Color> colors = new HashMap<>();
         int next = 0;
