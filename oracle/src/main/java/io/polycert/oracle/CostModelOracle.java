@@ -211,6 +211,9 @@ public final class CostModelOracle implements ProtocolOracle {
 
     @Override
     public void attach(OracleContext context) {
+        if (!needsMonitor && collectTo == null) {
+            return; // nothing would read the features (no model that does, no training file): no sampling thread
+        }
         MetricsMonitor m = MetricsMonitor.start(context, monitorPeriodMillis);
         monitor = m;
         if (collectTo != null) {
@@ -442,6 +445,11 @@ public final class CostModelOracle implements ProtocolOracle {
         if (m != null) {
             m.close();
         }
+    }
+
+    /** Whether a monitor samples the replica's features for this oracle (for tests). */
+    boolean monitoring() {
+        return monitor != null;
     }
 
     /** The forecast commit latency of each protocol for such a transaction, in µs: for logs and benchmarks. */

@@ -1,6 +1,7 @@
 package io.polycert.oracle;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -180,6 +181,7 @@ class CostModelOracleTest {
         CostModelOracle oracle = CostModelOracle.builder().model(model).build();
         oracle.attach(new MonitoringTest.FakeGroup()); // the model reads a monitored feature
         try {
+            assertTrue(oracle.monitoring());
             train(oracle, system); // the observed broadcasts show what bytes cost
             int vcFrom = system.crossovers(1_000_000).get(system.crossovers(1_000_000).size() - 1);
             TransactionProfile above = new TransactionProfile((int) (vcFrom * 1.3), WRITES, VALUE_BYTES);
@@ -187,6 +189,14 @@ class CostModelOracleTest {
         } finally {
             oracle.close();
         }
+    }
+
+    @Test
+    void noMonitorSamplesWhenNothingReadsIt() {
+        CostModelOracle online = CostModelOracle.builder().build();
+        online.attach(new MonitoringTest.FakeGroup());
+        assertFalse(online.monitoring(), "no model, no training file: no sampling thread");
+        online.close();
     }
 
     @Test
