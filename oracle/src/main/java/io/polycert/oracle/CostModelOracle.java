@@ -447,6 +447,11 @@ public final class CostModelOracle implements ProtocolOracle {
         }
     }
 
+    /** Whether this oracle forecasts broadcasts with the model it was given (false without one, or if declined). */
+    public boolean usesModel() {
+        return model != null;
+    }
+
     /** Whether a monitor samples the replica's features for this oracle (for tests). */
     boolean monitoring() {
         return monitor != null;

@@ -163,6 +163,8 @@ class CostModelOracleTest {
         TransactionProfile above = new TransactionProfile((int) (crossovers.get(crossovers.size() - 1) * 1.3), WRITES,
                 VALUE_BYTES);
         assertTrue(ignoring.choose(above) != Protocol.VC, "a model under the minimum must not be used");
+        assertFalse(ignoring.usesModel());
+        assertTrue(allowed.usesModel());
         assertTrue(ignoring.toString().contains("not used: cross-validated correlation 0.100"), ignoring.toString());
         assertEquals(Protocol.VC, allowed.choose(above));
         assertThrows(IllegalArgumentException.class, () -> CostModelOracle.builder().minModelCorrelation(1.5));

@@ -239,11 +239,12 @@ public final class SwitchingBenchmark {
                     options.gossipInterval(), null))));
         }
         // The cost model counts its observations, not time: no clock to stop.
-        list.add(new Contender("decision-tree", true, replicate(() -> {
+        List<ProtocolOracle> decisionTree = replicate(() -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
-        })));
-        if (model != null && model.crossValidatedCorrelation() < CostModelOracle.DEFAULT_MIN_MODEL_CORRELATION) {
+        });
+        list.add(new Contender("decision-tree", true, decisionTree));
+        if (model != null && !((CostModelOracle) decisionTree.get(0)).usesModel()) {
             // The model the decision tree declined, used anyway: what declining it gains or loses, side by side.
             list.add(new Contender("decision-tree-any-model", true, replicate(() -> CostModelOracle.builder()
                     .model(model).minModelCorrelation(-1).build())));
