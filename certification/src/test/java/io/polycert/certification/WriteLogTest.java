@@ -2,7 +2,15 @@ package io.polycert.certification;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
+import io.polycert.core.codec.BoxResolver;
+import io.polycert.core.codec.CodecException;
+import io.polycert.core.codec.ValueCodec;
+import io.polycert.core.codec.ValueInput;
+import io.polycert.core.codec.ValueOutput;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.List;
 import java.util.SplittableRandom;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
@@ -52,5 +60,89 @@ class WriteLogTest {
         log.committed(6, new long[500]);
         assertEquals(5, log.horizon(), "one version larger than the bound is still kept, alone");
         assertEquals(true, log.writtenAfter(0, 5));
+    }
+
+    /**
+     * The log against the plainest model of it, a queue of (version, ids) trimmed to the window and the id bound:
+     * after every commit (write-sets from empty to far over the bound, so the rings grow, wrap and shrink) the
+     * horizon, what was written after every snapshot and in which order, and a copy through the wire agree.
+     */
+    @Property(tries = 300)
+    void agreesWithAQueueOfVersions(@ForAll @IntRange(min = 16, max = 40) int window,
+            @ForAll @IntRange(min = 1_024, max = 3_000) int maxIds, @ForAll @IntRange(min = 1, max = 400) int commits,
+            @ForAll long seed) {
+        SplittableRandom random = new SplittableRandom(seed);
+        long start = random.nextInt(1_000);
+        WriteLog log = new WriteLog(window, maxIds, start);
+        ArrayDeque<long[]> model = new ArrayDeque<>(); // each: version, then its ids
+        long heldIds = 0;
+        for (long v = start + 1; v <= start + commits; v++) {
+            int size = switch (random.nextInt(10)) {
+                case 0 -> 0;
+                case 1 -> maxIds + random.nextInt(2_000); // alone over the bound
+                case 2 -> random.nextInt(maxIds / 2);
+                default -> random.nextInt(8);
+            };
+            long[] ids = random.longs(size, 0, 500).toArray();
+            log.committed(v, ids);
+            long[] entry = new long[ids.length + 1];
+            entry[0] = v;
+            System.arraycopy(ids, 0, entry, 1, ids.length);
+            model.addLast(entry);
+            heldIds += ids.length;
+            while (model.size() > window || (heldIds > maxIds && model.size() > 1)) {
+                heldIds -= model.pollFirst().length - 1;
+            }
+            assertEquals(model.peekFirst()[0] - 1, log.horizon(), "horizon after version " + v);
+            assertAgree(model, log, random.nextLong(log.horizon() - 3, v + 1));
+        }
+        ValueOutput out = new ValueOutput(ValueCodec.standard());
+        log.write(out);
+        WriteLog copy = WriteLog.read(new ValueInput(ValueCodec.standard(), out.toByteArray(), BoxResolver.none()),
+                window, maxIds);
+        assertEquals(log.latest(), copy.latest());
+        assertEquals(log.horizon(), copy.horizon());
+        for (long snapshot = log.horizon() - 1; snapshot <= log.latest(); snapshot++) {
+            assertAgree(model, copy, snapshot);
+        }
+    }
+
+    private static void assertAgree(ArrayDeque<long[]> model, WriteLog log, long snapshot) {
+        List<Long> expected = new ArrayList<>();
+        for (var it = model.descendingIterator(); it.hasNext(); ) {
+            long[] entry = it.next();
+            if (entry[0] <= snapshot) {
+                break;
+            }
+            for (int i = 1; i < entry.length; i++) {
+                expected.add(entry[i]);
+            }
+        }
+        List<Long> seen = new ArrayList<>();
+        log.anyWrittenAfter(snapshot, id -> !seen.add(id));
+        assertEquals(expected, seen, "ids written after " + snapshot + ", newest version first");
+        assertEquals(expected.size(), log.writesAfter(snapshot), "count written after " + snapshot);
+        if (snapshot >= log.horizon()) {
+            for (long id : expected) {
+                assertEquals(true, log.writtenAfter(id, snapshot), "id " + id + " after " + snapshot);
+            }
+        }
+    }
+
+    @org.junit.jupiter.api.Test
+    void aTransferredLogWhoseVersionsAreNotConsecutiveIsRefused() {
+        ValueOutput out = new ValueOutput(ValueCodec.standard());
+        out.writeVarLong(12).writeVarInt(2);
+        out.writeVarLong(10).writeVarInt(1).writeLong(7);
+        out.writeVarLong(12).writeVarInt(1).writeLong(8);
+        CodecException e = org.junit.jupiter.api.Assertions.assertThrows(CodecException.class, () -> WriteLog.read(
+                new ValueInput(ValueCodec.standard(), out.toByteArray(), BoxResolver.none()), 100, 1_000));
+        assertEquals("write log: version 12 after 10", e.getMessage());
+
+        ValueOutput short_ = new ValueOutput(ValueCodec.standard());
+        short_.writeVarLong(12).writeVarInt(1).writeVarLong(10).writeVarInt(0);
+        e = org.junit.jupiter.api.Assertions.assertThrows(CodecException.class, () -> WriteLog.read(
+                new ValueInput(ValueCodec.standard(), short_.toByteArray(), BoxResolver.none()), 100, 1_000));
+        assertEquals("write log: versions end at 10, latest is 12", e.getMessage());
     }
 }
