@@ -96,6 +96,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      */
     private static final int STATE_FORMAT = 6;
     private static final int REMEMBERED_DECISIONS = 100_000;
+    /** {@link Protocol#values()} copies its array at every call; every delivery looks its protocol up here. */
+    private static final Protocol[] PROTOCOLS = Protocol.values();
     private static final byte[] NO_GOSSIP = new byte[0];
     /**
      * Beyond this many ids written since a snapshot, statistics count them all as distinct. The count sorts them on
@@ -595,10 +597,10 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
 
     private void enqueue(MemberId origin, long position, byte[] payload, ValueInput in) {
         int p = in.readByte();
-        if (p < 0 || p >= Protocol.values().length) {
+        if (p < 0 || p >= PROTOCOLS.length) {
             throw new CodecException("unknown protocol " + p);
         }
-        Protocol protocol = Protocol.values()[p];
+        Protocol protocol = PROTOCOLS[p];
         long txId = in.readVarLong();
         TxKey key = new TxKey(origin, txId);
         if (queuedByKey.containsKey(key) || isDecided(key)) {
