@@ -8,11 +8,14 @@ import java.util.Map;
  * The outcomes of the last {@code capacity} transactions a replica decided, by origin and transaction id; the
  * oldest decided is forgotten first. Every delivered commit is checked against it (a replay would otherwise wait
  * for a vote forever), so a lookup is one probe of a primitive table per origin, not a walk through the nodes,
- * keys and member ids of a {@code LinkedHashMap} of 100,000 entries. Certifier thread only.
+ * keys and member ids of a {@code LinkedHashMap} of 100,000 entries. Nor does it make objects that live a few seconds:
+ * at tens of thousands of decisions a second, a {@code LinkedHashMap}'s entries and keys outlived young collections,
+ * were copied and then promoted (CERTIFICATION.md, "The write log in two rings"). One thread only. Public for
+ * partial replication's engine (another package); not needed by applications.
  */
-final class RememberedDecisions {
+public final class RememberedDecisions {
     /** What a visit of {@link #forEach} sees, oldest decided first. */
-    interface Visitor {
+    public interface Visitor {
         void decided(MemberId origin, long txId, boolean commit);
     }
 
@@ -25,36 +28,40 @@ final class RememberedDecisions {
     private int oldest;
     private int size;
 
-    RememberedDecisions(int capacity) {
+    public RememberedDecisions(int capacity) {
         if (capacity < 1) {
             throw new IllegalArgumentException("capacity must be at least 1, was " + capacity);
         }
         this.capacity = capacity;
     }
 
-    int size() {
+    public int size() {
         return size;
     }
 
-    boolean contains(MemberId origin, long txId) {
+    public boolean contains(MemberId origin, long txId) {
         LongLongMap ids = byOrigin.get(origin);
         return ids != null && ids.containsKey(txId);
     }
 
     /** The decision, or null if none is remembered. */
-    Boolean get(MemberId origin, long txId) {
+    public Boolean get(MemberId origin, long txId) {
         LongLongMap ids = byOrigin.get(origin);
         long v = ids == null ? -1 : ids.get(txId, -1);
         return v < 0 ? null : v == 1;
     }
 
-    /** Records a decision; one decided before keeps its place in the order and takes the new outcome. */
-    void put(MemberId origin, long txId, boolean commit) {
+    /**
+     * Records a decision; one decided before keeps its place in the order and takes the new outcome. Returns
+     * whether the oldest decision was forgotten to make room.
+     */
+    public boolean put(MemberId origin, long txId, boolean commit) {
         LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> new LongLongMap());
         if (!ids.put(txId, commit ? 1 : 0)) {
-            return; // decided before: same place in the order, new outcome
+            return false; // decided before: same place in the order, new outcome
         }
-        if (size == capacity) {
+        boolean forgot = size == capacity;
+        if (forgot) {
             forgetOldest();
         } else if (size == ringIds.length) {
             grow();
@@ -63,9 +70,10 @@ final class RememberedDecisions {
         ringOrigins[at] = origin;
         ringIds[at] = txId;
         size++;
+        return forgot;
     }
 
-    void clear() {
+    public void clear() {
         byOrigin.clear();
         ringOrigins = new MemberId[64];
         ringIds = new long[64];
@@ -74,7 +82,7 @@ final class RememberedDecisions {
     }
 
     /** Every remembered decision, oldest first. */
-    void forEach(Visitor visitor) {
+    public void forEach(Visitor visitor) {
         for (int i = 0; i < size; i++) {
             int at = (oldest + i) % ringIds.length;
             MemberId origin = ringOrigins[at];

@@ -23,7 +23,7 @@ class RememberedDecisionsTest {
 
     /**
      * The same answers, and the same oldest-first order, as the LinkedHashMap bounded by removeEldestEntry that it
-     * replaces.
+     * replaces; a put says when it forgot the oldest to make room.
      */
     @Property(tries = 300)
     void behavesLikeABoundedInsertionOrderedMap(@ForAll long seed,
@@ -42,8 +42,11 @@ class RememberedDecisionsTest {
         for (int i = 0; i < puts; i++) {
             Key key = new Key(ORIGINS.get(random.nextInt(ORIGINS.size())), random.nextLong(universe));
             boolean commit = random.nextBoolean();
-            decisions.put(key.origin(), key.txId(), commit);
+            List<Key> before = new ArrayList<>(model.keySet());
             model.put(key, commit);
+            boolean forgot = !model.keySet().containsAll(before);
+            assertEquals(forgot, decisions.put(key.origin(), key.txId(), commit),
+                    "whether putting " + key + " forgot the oldest");
             Key probe = new Key(ORIGINS.get(random.nextInt(ORIGINS.size())), random.nextLong(universe));
             assertEquals(model.get(probe), decisions.get(probe.origin(), probe.txId()));
             assertEquals(model.containsKey(probe), decisions.contains(probe.origin(), probe.txId()));

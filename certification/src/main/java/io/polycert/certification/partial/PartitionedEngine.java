@@ -307,7 +307,7 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
     private final Set<MemberId> formatMismatches = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final ArrayDeque<Remote> runnable = new ArrayDeque<>();
     private boolean draining;
-    private final Map<TxId, Boolean> decided = forgetful();
+    private final Decided decided = new Decided();
     /**
      * Own total-order transactions this member is a destination of, until it delivers and finishes them: false
      * once it reported the abort before it delivered the transaction (see reportAbort).
@@ -2820,6 +2820,32 @@ public final class PartitionedEngine implements GroupListener, AutoCloseable {
         List<MemberId> known = new ArrayList<>(viewMembers);
         known.add(self);
         return List.copyOf(known);
+    }
+
+    /**
+     * The newest {@value #REMEMBERED} decisions, in primitive tables rather than a map of entries and keys (at tens
+     * of thousands of decisions a second those lived just long enough to be copied by young collections), noting
+     * in {@link #forgottenThroughEpoch} when one is forgotten.
+     */
+    private final class Decided {
+        private final io.polycert.certification.RememberedDecisions remembered =
+                new io.polycert.certification.RememberedDecisions(REMEMBERED);
+
+        boolean containsKey(TxId id) {
+            return remembered.contains(id.origin(), id.seq());
+        }
+
+        /** The decision, or null if none is remembered. */
+        Boolean get(TxId id) {
+            return remembered.get(id.origin(), id.seq());
+        }
+
+        void put(TxId id, boolean commit) {
+            if (remembered.put(id.origin(), id.seq(), commit)) {
+                // Transactions are decided under the placement delivered when they arrived, at most this one.
+                forgottenThroughEpoch = Math.max(forgottenThroughEpoch, deliveredEpoch);
+            }
+        }
     }
 
     /** Like {@link #bounded()}, noting in {@link #forgottenThroughEpoch} that something was forgotten. */
