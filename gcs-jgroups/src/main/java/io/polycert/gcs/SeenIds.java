@@ -3,38 +3,97 @@ package io.polycert.gcs;
 import io.polycert.core.group.MemberId;
 import java.util.HashMap;
 import java.util.Map;
-import java.util.TreeSet;
 
 /**
  * Which (origin, sequence number) pairs were already delivered, compactly: per origin, everything up to a
- * watermark plus the numbers above it. Origins number their messages 1, 2, 3, ...
+ * watermark plus a bitmap of the numbers above it. Origins number their messages 1, 2, 3, ...
  *
  * <p>A member that receives only some of an origin's numbers (a multicast destination: the origin numbers all its
- * multicasts, whoever they go to) never fills the gaps, so the numbers above the watermark are capped: past
- * {@code maxAbove}, the watermark moves up past the older half of them, and the gaps below it count as seen, but
- * never up to a number the caller still holds undelivered. A message that old arriving for the first time would
- * be taken for a duplicate; messages from one origin arrive in the order it sent them, so that takes a message
- * overtaken by {@code maxAbove / 2} later ones of its origin.
+ * multicasts, whoever they go to) never fills the gaps, so the watermark trails the newest number by at most
+ * {@code window}: a number further up moves it, and the gaps below it count as seen, but never up to a number the
+ * caller still holds undelivered. A message that old arriving for the first time would be taken for a duplicate;
+ * messages from one origin arrive in the order it sent them, so that takes a message overtaken by {@code window}
+ * later numbers of its origin.
+ *
+ * <p>A bitmap, not a sorted set of boxed numbers: a destination of half an origin's multicasts held tens of
+ * thousands of numbers per origin, each a tree node and a {@code Long} that lived a few seconds, long enough to be
+ * copied by young collections and promoted (PARTIAL.md, "Seen numbers in a bitmap").
  */
 final class SeenIds {
+    private static final int MIN_WORDS = 2;
+
     private static final class PerOrigin {
+        /** Every number up to it is seen. */
         long upTo;
-        final TreeSet<Long> above = new TreeSet<>();
+        /** The seen numbers above {@link #upTo}: number {@code s} at bit {@code s & (bits.length * 64 - 1)}. */
+        long[] bits = new long[MIN_WORDS];
+        /** How many bits are set. */
+        int held;
+
+        long capacity() {
+            return (long) bits.length * 64;
+        }
+
+        boolean test(long seq) {
+            long i = seq & (capacity() - 1);
+            return (bits[(int) (i >>> 6)] & (1L << i)) != 0;
+        }
+
+        void set(long seq) {
+            long i = seq & (capacity() - 1);
+            bits[(int) (i >>> 6)] |= 1L << i;
+        }
+
+        /** Moves the watermark up to {@code to}: the numbers passed count as seen. */
+        void advance(long to) {
+            if (to - upTo >= capacity()) {
+                java.util.Arrays.fill(bits, 0);
+                held = 0;
+            } else {
+                for (long s = upTo + 1; s <= to; s++) {
+                    long i = s & (capacity() - 1);
+                    long mask = 1L << i;
+                    if ((bits[(int) (i >>> 6)] & mask) != 0) {
+                        bits[(int) (i >>> 6)] &= ~mask;
+                        held--;
+                    }
+                }
+            }
+            upTo = to;
+        }
+
+        /** Makes room for numbers up to {@code seq} above the watermark. */
+        void grow(long seq) {
+            long needed = seq - upTo;
+            int words = bits.length;
+            while ((long) words * 64 < needed) {
+                words *= 2;
+            }
+            long[] old = bits;
+            long oldCapacity = capacity();
+            bits = new long[words];
+            for (long s = upTo + 1; s <= upTo + oldCapacity; s++) {
+                long i = s & (oldCapacity - 1);
+                if ((old[(int) (i >>> 6)] & (1L << i)) != 0) {
+                    set(s);
+                }
+            }
+        }
     }
 
     private final Map<MemberId, PerOrigin> origins = new HashMap<>();
-    private final int maxAbove;
+    private final long window;
 
-    SeenIds(int maxAbove) {
-        if (maxAbove < 1) {
-            throw new IllegalArgumentException("maxAbove must be positive, was " + maxAbove);
+    SeenIds(int window) {
+        if (window < 1) {
+            throw new IllegalArgumentException("window must be positive, was " + window);
         }
-        this.maxAbove = maxAbove;
+        this.window = window;
     }
 
     boolean contains(MemberId origin, long seq) {
         PerOrigin p = origins.get(origin);
-        return p != null && (seq <= p.upTo || p.above.contains(seq));
+        return p != null && (seq <= p.upTo || (seq <= p.upTo + p.capacity() && p.test(seq)));
     }
 
     void add(MemberId origin, long seq) {
@@ -43,22 +102,27 @@ final class SeenIds {
 
     /**
      * Records a delivery; {@code lowestUndelivered} gives, for an origin, the lowest number the caller holds and has
-     * not delivered yet (Long.MAX_VALUE if none), which the watermark must not reach. Asked only when the cap is hit.
+     * not delivered yet (Long.MAX_VALUE if none), which the watermark must not reach. Asked only when the window is
+     * passed.
      */
     void add(MemberId origin, long seq, java.util.function.ToLongFunction<MemberId> lowestUndelivered) {
         PerOrigin p = origins.computeIfAbsent(origin, o -> new PerOrigin());
-        if (seq <= p.upTo) {
+        if (seq <= p.upTo || (seq <= p.upTo + p.capacity() && p.test(seq))) {
             return;
         }
-        p.above.add(seq);
-        if (p.above.size() > maxAbove) {
-            long limit = lowestUndelivered.applyAsLong(origin) - 1;
-            for (int drop = (maxAbove + 1) / 2; drop > 0 && !p.above.isEmpty() && p.above.first() <= limit; drop--) {
-                p.upTo = p.above.pollFirst();
+        if (seq - p.upTo > window) {
+            long to = Math.min(seq - window, lowestUndelivered.applyAsLong(origin) - 1);
+            if (to > p.upTo) {
+                p.advance(to);
             }
         }
-        while (!p.above.isEmpty() && p.above.first() == p.upTo + 1) {
-            p.upTo = p.above.pollFirst();
+        if (seq - p.upTo > p.capacity()) {
+            p.grow(seq); // held back by an undelivered number, or a window wider than the bitmap
+        }
+        p.set(seq);
+        p.held++;
+        while (p.held > 0 && p.test(p.upTo + 1)) {
+            p.advance(p.upTo + 1);
         }
     }
 
@@ -66,7 +130,7 @@ final class SeenIds {
     int heldAbove() {
         int n = 0;
         for (PerOrigin p : origins.values()) {
-            n += p.above.size();
+            n += p.held;
         }
         return n;
     }
