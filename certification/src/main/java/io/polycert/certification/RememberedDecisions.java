@@ -10,7 +10,7 @@ import java.util.Map;
  * for a vote forever), so a lookup is one probe of a primitive table per origin, not a walk through the nodes,
  * keys and member ids of a {@code LinkedHashMap} of 100,000 entries. Nor does it make objects that live a few seconds:
  * at tens of thousands of decisions a second, a {@code LinkedHashMap}'s entries and keys outlived young collections,
- * were copied and then promoted (CERTIFICATION.md, "The write log in two rings"). One thread only. Public for
+ * were copied and then promoted (PARTIAL.md, "Decisions remembered in primitive tables"). One thread only. Public for
  * partial replication's engine (another package); not needed by applications.
  */
 public final class RememberedDecisions {
