@@ -139,10 +139,10 @@ class WriteLogTest {
                 new ValueInput(ValueCodec.standard(), out.toByteArray(), BoxResolver.none()), 100, 1_000));
         assertEquals("write log: version 12 after 10", e.getMessage());
 
-        ValueOutput short_ = new ValueOutput(ValueCodec.standard());
-        short_.writeVarLong(12).writeVarInt(1).writeVarLong(10).writeVarInt(0);
+        ValueOutput endsEarly = new ValueOutput(ValueCodec.standard());
+        endsEarly.writeVarLong(12).writeVarInt(1).writeVarLong(10).writeVarInt(0);
         e = org.junit.jupiter.api.Assertions.assertThrows(CodecException.class, () -> WriteLog.read(
-                new ValueInput(ValueCodec.standard(), short_.toByteArray(), BoxResolver.none()), 100, 1_000));
+                new ValueInput(ValueCodec.standard(), endsEarly.toByteArray(), BoxResolver.none()), 100, 1_000));
         assertEquals("write log: versions end at 10, latest is 12", e.getMessage());
     }
 }

@@ -44,6 +44,11 @@ final class SeenIds {
             bits[(int) (i >>> 6)] |= 1L << i;
         }
 
+        void clear(long seq) {
+            long i = seq & (capacity() - 1);
+            bits[(int) (i >>> 6)] &= ~(1L << i);
+        }
+
         /** Moves the watermark up to {@code to}: the numbers passed count as seen. */
         void advance(long to) {
             if (to - upTo >= capacity()) {
@@ -51,10 +56,8 @@ final class SeenIds {
                 held = 0;
             } else {
                 for (long s = upTo + 1; s <= to; s++) {
-                    long i = s & (capacity() - 1);
-                    long mask = 1L << i;
-                    if ((bits[(int) (i >>> 6)] & mask) != 0) {
-                        bits[(int) (i >>> 6)] &= ~mask;
+                    if (test(s)) {
+                        clear(s);
                         held--;
                     }
                 }
@@ -69,12 +72,11 @@ final class SeenIds {
             while ((long) words * 64 < needed) {
                 words *= 2;
             }
-            long[] old = bits;
-            long oldCapacity = capacity();
+            PerOrigin old = new PerOrigin();
+            old.bits = bits;
             bits = new long[words];
-            for (long s = upTo + 1; s <= upTo + oldCapacity; s++) {
-                long i = s & (oldCapacity - 1);
-                if ((old[(int) (i >>> 6)] & (1L << i)) != 0) {
+            for (long s = upTo + 1; s <= upTo + old.capacity(); s++) {
+                if (old.test(s)) {
                     set(s);
                 }
             }

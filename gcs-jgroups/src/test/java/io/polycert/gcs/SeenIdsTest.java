@@ -32,7 +32,7 @@ class SeenIdsTest {
     }
 
     @Test
-    void gapsThatNeverFillAreCapped() {
+    void gapsThatNeverFillStayWithinTheWindow() {
         // A multicast destination receives every other number of an origin that alternates between two groups.
         SeenIds seen = new SeenIds(100);
         for (long s = 2; s <= 100_000; s += 2) {
@@ -42,26 +42,26 @@ class SeenIdsTest {
         assertTrue(seen.contains(a, 100_000) && seen.contains(a, 99_902), "recent numbers are remembered");
         assertFalse(seen.contains(a, 99_999), "a recent gap is not taken for a delivery");
         assertFalse(seen.contains(a, 100_001));
-        assertTrue(seen.contains(a, 3), "an old gap counts as seen once the cap moved past it");
+        assertTrue(seen.contains(a, 3), "an old gap counts as seen once the window moved past it");
     }
 
     @Test
-    void theCapNeverMovesTheWatermarkUpToANumberStillUndelivered() {
+    void theWindowNeverMovesTheWatermarkUpToANumberStillUndelivered() {
         SeenIds seen = new SeenIds(100);
         for (long s = 2; s <= 10_000; s += 2) {
             seen.add(a, s, origin -> origin.equals(a) ? 51 : Long.MAX_VALUE); // 51 is still on its way
         }
         assertFalse(seen.contains(a, 51), "an undelivered number must not count as seen");
-        assertTrue(seen.contains(a, 50), "below it the cap may move");
+        assertTrue(seen.contains(a, 50), "below it the watermark may move");
         seen.add(a, 51);
         for (long s = 10_002; s <= 10_400; s += 2) {
             seen.add(a, s);
         }
-        assertTrue(seen.heldAbove() <= 100, "once delivered, the cap applies again: held " + seen.heldAbove());
+        assertTrue(seen.heldAbove() <= 100, "once delivered, the window applies again: held " + seen.heldAbove());
     }
 
     @Test
-    void aCapBelowOneIsRefused() {
+    void aWindowBelowOneIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new SeenIds(0));
     }
 
