@@ -52,6 +52,9 @@ public final class Main {
                     + " default false)",
             "wall-clock", "oracle: also run DistUCB on the wall clock as dist-ucb-wall (every adaptive oracle reads a"
                     + " clock that runs during its own turns only; true or false, default false)",
+            "shadows", "oracle: also run DistUCB and the decision tree as shadow-<name>, doing all their work while every"
+                    + " transaction commits by NVC: against static-nvc, what the oracle's own work costs (true or false,"
+                    + " default false)",
             "epoch-commits", "oracle: also run DistUCB with epochs of at least this many commits, as"
                     + " dist-ucb-<N> (default 0: not run; DistUCB's own default is 32)",
             "peer", "bank-vs-infinispan: the Infinispan peer's build directory (default bench/infinispan-peer/target)",
@@ -183,7 +186,7 @@ public final class Main {
                             parsed.doubleValue("training", d.trainingSeconds(), 0, 3600), d.gossipInterval(),
                             java.nio.file.Path.of(parsed.string("out", d.output().toString())), network(parsed),
                             parsed.flag("twins"), parsed.flag("wall-clock"), parsed.intValue("epoch-commits", 0, 0,
-                                    1_000_000)), out).run();
+                                    1_000_000), parsed.flag("shadows")), out).run();
                 }
                 case "oracle-query" -> new org.openjdk.jmh.runner.Runner(new org.openjdk.jmh.runner.options
                         .OptionsBuilder().include(io.polycert.bench.oracle.OracleQueryBenchmark.class.getSimpleName())

@@ -77,13 +77,17 @@ class MainTest {
     @Test
     void oracleBenchmarkSmoke(@org.junit.jupiter.api.io.TempDir java.nio.file.Path dir) {
         assertEquals(0, run("oracle", "--read-sets", "1,100", "--phase", "1", "--training", "0.5", "--accounts", "300",
-                "--twins", "true", "--wall-clock", "true", "--epoch-commits", "8", "--out", dir.toString()));
+                "--twins", "true", "--wall-clock", "true", "--epoch-commits", "8", "--shadows", "true", "--out",
+                dir.toString()));
         String text = out.toString(StandardCharsets.UTF_8);
         assertTrue(text.contains("bank invariant checked at every replica"), text);
         assertTrue(text.contains("twin-nvc") && text.contains("twin-vc"), text);
         assertTrue(text.contains("dist-ucb-wall") && text.contains("dist-ucb-8"), text);
-        assertTrue(java.util.regex.Pattern.compile("a perfect oracle .*: R=1 [0-9.]+ \\((nvc|bfc|vc)\\); R=100"
-                + " [0-9.]+ \\((nvc|bfc|vc)\\); worst [0-9.]+").matcher(text).find(), text);
+        assertTrue(text.contains("shadow-dist-ucb") && text.contains("shadow-decision-tree"), text);
+        assertTrue(java.util.regex.Pattern.compile("a perfect oracle .*: R=1 [0-9.]+\\+-[0-9.]+ \\((nvc|bfc|vc)\\);"
+                + " R=100 [0-9.]+\\+-[0-9.]+ \\((nvc|bfc|vc)\\); worst [0-9.]+").matcher(text).find(), text);
+        assertTrue(java.util.regex.Pattern.compile("DistUCB: worst phase [0-9.]+\\+-[0-9.]+ of the best static")
+                .matcher(text).find(), text);
         assertTrue(text.contains("dist-ucb") && text.contains("dist-ucb-gossip") && text.contains("decision-tree")
                 && text.contains("R=100") && text.contains("epochs on NVC/BFC/VC"), text);
         assertTrue(text.contains("forward selection") || text.contains("training failed"), text);

@@ -2,6 +2,7 @@ package io.polycert.bench.replicated;
 
 import io.polycert.bench.gcs.EmulatedNetwork;
 import io.polycert.bench.workload.Contenders;
+import io.polycert.bench.workload.ForwardingOracle;
 import io.polycert.bench.workload.TurnClock;
 import io.polycert.bench.workload.TurnClocks;
 import io.polycert.core.TransactionAbortedException;
@@ -46,11 +47,14 @@ public final class SwitchingBenchmark {
      * benchmark's own noise allows a perfect oracle. Every adaptive oracle reads time from a clock that runs during
      * its own turns only ({@link TurnClock}); with {@code wallClock}, DistUCB also runs on the wall clock, as every
      * oracle did before 2026-12-06, as {@code dist-ucb-wall}. With {@code epochCommits} above 0, DistUCB also runs
-     * with epochs of at least that many commits, as {@code dist-ucb-<epochCommits>}.
+     * with epochs of at least that many commits, as {@code dist-ucb-<epochCommits>}. With {@code shadows}, DistUCB
+     * and the decision tree also run as {@code shadow-dist-ucb} and {@code shadow-decision-tree}: each oracle doing
+     * all its work (choosing, tagging, learning from every outcome) while every transaction commits by NVC, so that
+     * against {@code static-nvc} they show what the oracle's own work costs.
      */
     public record Options(int replicas, int threadsPerReplica, int accounts, int[] readSets, double phaseSeconds,
             int slices, double trainingSeconds, Duration gossipInterval, Path output, EmulatedNetwork network,
-            boolean twins, boolean wallClock, int epochCommits) {
+            boolean twins, boolean wallClock, int epochCommits, boolean shadows) {
         public Options {
             if (slices < 1) {
                 throw new IllegalArgumentException("slices: at least 1 turn per contender and phase, was " + slices);
@@ -63,13 +67,17 @@ public final class SwitchingBenchmark {
 
         public static Options defaults() {
             return new Options(3, 1, 100_000, new int[] {1, 10, 1_000, 100_000}, 12, 3, 3, Duration.ofSeconds(1),
-                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false, false, 0);
+                    Path.of("target", "oracle-switching"), EmulatedNetwork.NONE, false, false, 0, false);
         }
     }
 
-    /** One contender in one phase. */
+    /**
+     * One contender in one phase: {@code perTurn} holds its turns' commits per second in round order, and
+     * {@code interval} is half the width of the 95% confidence interval of {@code normalized} (see {@link #interval}).
+     */
     public record PhaseResult(String contender, int readSet, double committedPerSecond, double normalized,
-            double[] perSecond, double[][] mixPerSecond, double convergedAfterSeconds) {
+            double interval, double[] perTurn, double[] perSecond, double[][] mixPerSecond,
+            double convergedAfterSeconds) {
     }
 
     private record Contender(String name, boolean adaptive, List<ProtocolOracle> perReplica) {
@@ -133,8 +141,8 @@ public final class SwitchingBenchmark {
                 for (int i = 0; i < contenders.size(); i++) {
                     Contender c = contenders.get(i);
                     Run run = Run.concat(slices.get(i));
-                    phase.add(new PhaseResult(c.name(), readSet, run.committedPerSecond(), Double.NaN,
-                            run.perSecond(), run.mix(), Double.NaN));
+                    phase.add(new PhaseResult(c.name(), readSet, run.committedPerSecond(), Double.NaN, Double.NaN,
+                            run.perTurn(), run.perSecond(), run.mix(), Double.NaN));
                     out.printf(Locale.ROOT, "  %-14s %10.0f commits/s   mix NVC/BFC/VC %s%n", c.name(),
                             run.committedPerSecond(), mixText(run.mix()));
                     if (c.perReplica().get(0) instanceof UcbOracle ucb) {
@@ -239,15 +247,22 @@ public final class SwitchingBenchmark {
                     options.gossipInterval(), null))));
         }
         // The cost model counts its observations, not time: no clock to stop.
-        List<ProtocolOracle> decisionTree = replicate(() -> {
+        Supplier<ProtocolOracle> costModel = () -> {
             CostModelOracle.Builder b = CostModelOracle.builder();
             return (model == null ? b : b.model(model)).build();
-        });
+        };
+        List<ProtocolOracle> decisionTree = replicate(costModel);
         list.add(new Contender("decision-tree", true, decisionTree));
         if (model != null && !((CostModelOracle) decisionTree.get(0)).usesModel()) {
             // The model the decision tree declined, used anyway: what declining it gains or loses, side by side.
             list.add(new Contender("decision-tree-any-model", true, replicate(() -> CostModelOracle.builder()
                     .model(model).minModelCorrelation(-1).build())));
+        }
+        if (options.shadows()) {
+            String name = "shadow-dist-ucb";
+            list.add(new Contender(name, true, replicate(() -> new NvcShadow(Contenders.oracle("dist-ucb",
+                    options.gossipInterval(), null, clocks.of(name))))));
+            list.add(new Contender("shadow-decision-tree", true, replicate(() -> new NvcShadow(costModel.get()))));
         }
         if (options.twins()) {
             for (Protocol p : Protocol.values()) {
@@ -256,6 +271,26 @@ public final class SwitchingBenchmark {
             }
         }
         return list;
+    }
+
+    /** An oracle that does all its work, and whose every choice is overruled by NVC (the benchmark's shadows). */
+    private static final class NvcShadow extends ForwardingOracle {
+        private final ProtocolOracle oracle;
+
+        NvcShadow(ProtocolOracle oracle) {
+            this.oracle = oracle;
+        }
+
+        @Override
+        protected ProtocolOracle delegate() {
+            return oracle;
+        }
+
+        @Override
+        public Protocol choose(TransactionProfile profile) {
+            oracle.choose(profile);
+            return Protocol.NVC;
+        }
     }
 
     private List<ProtocolOracle> replicate(Supplier<ProtocolOracle> factory) {
@@ -268,12 +303,15 @@ public final class SwitchingBenchmark {
 
     // ---------------------------------------------------------------------------------------------------------
 
-    private record Run(double committedPerSecond, double[] perSecond, double[][] mix) {
+    private record Run(double committedPerSecond, double[] perTurn, double[] perSecond, double[][] mix) {
         static Run concat(List<Run> runs) {
             double sum = 0;
             int bins = 0;
-            for (Run r : runs) {
+            double[] perTurn = new double[runs.size()];
+            for (int i = 0; i < runs.size(); i++) {
+                Run r = runs.get(i);
                 sum += r.committedPerSecond();
+                perTurn[i] = r.committedPerSecond();
                 bins += r.perSecond().length;
             }
             double[] perSecond = new double[bins];
@@ -284,7 +322,7 @@ public final class SwitchingBenchmark {
                 System.arraycopy(r.mix(), 0, mix, at, r.mix().length);
                 at += r.perSecond().length;
             }
-            return new Run(sum / runs.size(), perSecond, mix);
+            return new Run(sum / runs.size(), perTurn, perSecond, mix);
         }
     }
 
@@ -335,7 +373,8 @@ public final class SwitchingBenchmark {
         for (int p = 0; p < 3; p++) {
             total += previous[p] - before[p];
         }
-        return new Run(total / elapsed, perSecond, mix);
+        double rate = total / elapsed;
+        return new Run(rate, new double[] {rate}, perSecond, mix);
     }
 
     private static long[] committed(BankCluster bank) {
@@ -356,9 +395,11 @@ public final class SwitchingBenchmark {
     /** Normalizes to the best static protocol, and finds when each adaptive oracle settled. */
     private static List<PhaseResult> normalize(List<PhaseResult> phase, List<Contender> contenders) {
         double best = 0;
+        double[] bestTurns = null;
         for (PhaseResult r : phase) {
-            if (r.contender().startsWith(STATIC)) {
-                best = Math.max(best, r.committedPerSecond());
+            if (r.contender().startsWith(STATIC) && r.committedPerSecond() > best) {
+                best = r.committedPerSecond();
+                bestTurns = r.perTurn();
             }
         }
         List<PhaseResult> out = new ArrayList<>();
@@ -367,10 +408,40 @@ public final class SwitchingBenchmark {
             double converged = contenders.get(i).adaptive() ? convergence(r.mixPerSecond(), settledOn(
                     r.mixPerSecond())) : 0;
             out.add(new PhaseResult(r.contender(), r.readSet(), r.committedPerSecond(),
-                    best == 0 ? Double.NaN : r.committedPerSecond() / best, r.perSecond(), r.mixPerSecond(),
-                    converged));
+                    best == 0 ? Double.NaN : r.committedPerSecond() / best,
+                    bestTurns == null ? Double.NaN : interval(r.perTurn(), bestTurns), r.perTurn(), r.perSecond(),
+                    r.mixPerSecond(), converged));
         }
         return out;
+    }
+
+    /** Student's t for a two-sided 95% interval, by degrees of freedom 1 to 30; 1.96 (the normal's) beyond. */
+    private static final double[] T95 = {12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+        2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060,
+        2.056, 2.052, 2.048, 2.045, 2.042};
+
+    /**
+     * Half the width of a 95% confidence interval of a contender's normalized figure: Student's t over the ratios
+     * of its turns to the best static protocol's turns of the same rounds. The turns of a round run within seconds
+     * of each other, so each ratio cancels the machine's slower drifts, and what still spreads the ratios is the
+     * noise no pairing removes. 0 for the best static protocol itself; NaN with fewer than two rounds.
+     */
+    static double interval(double[] contenderTurns, double[] bestTurns) {
+        int n = Math.min(contenderTurns.length, bestTurns.length);
+        if (n < 2) {
+            return Double.NaN;
+        }
+        double sum = 0;
+        double sumSq = 0;
+        for (int i = 0; i < n; i++) {
+            double ratio = contenderTurns[i] / bestTurns[i];
+            sum += ratio;
+            sumSq += ratio * ratio;
+        }
+        double mean = sum / n;
+        double variance = Math.max(0, (sumSq - n * mean * mean) / (n - 1));
+        double t = n - 1 <= T95.length ? T95[n - 2] : 1.96;
+        return t * Math.sqrt(variance / n);
     }
 
     /**
@@ -436,11 +507,12 @@ public final class SwitchingBenchmark {
             byContender.computeIfAbsent(r.contender(), k -> new LinkedHashMap<>()).put(r.readSet(), r);
         }
         out.println();
-        out.println("Throughput normalized to the best static protocol of each phase (in brackets: seconds until the"
-                + " oracle settled, i.e. every later second has 80% of its commits by the protocol(s) it ends on):");
+        out.println("Throughput normalized to the best static protocol of each phase, +- the half-width of its 95%"
+                + " interval from the turns paired round by round (in brackets: seconds until the oracle settled, i.e."
+                + " every later second has 80% of its commits by the protocol(s) it ends on):");
         StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-14s", "contender"));
         for (int r : options.readSets()) {
-            header.append(String.format(Locale.ROOT, " %18s", "R=" + r));
+            header.append(String.format(Locale.ROOT, " %24s", "R=" + r));
         }
         out.println(header.append(String.format(Locale.ROOT, " %8s %8s", "mean", "worst")));
         for (Map.Entry<String, Map<Integer, PhaseResult>> e : byContender.entrySet()) {
@@ -454,8 +526,8 @@ public final class SwitchingBenchmark {
                 String conv = !adaptive(e.getKey()) ? "" : p.convergedAfterSeconds() == 0 ? " (<1 s)"
                         : Double.isInfinite(p.convergedAfterSeconds()) ? " (no)"
                         : String.format(Locale.ROOT, " (%.0f s)", p.convergedAfterSeconds());
-                row.append(String.format(Locale.ROOT, " %18s", String.format(Locale.ROOT, "%.3f%s", p.normalized(),
-                        conv)));
+                row.append(String.format(Locale.ROOT, " %24s", String.format(Locale.ROOT, "%.3f%s%s", p.normalized(),
+                        plusMinus(p), conv)));
             }
             out.println(row.append(String.format(Locale.ROOT, " %8.3f %8.3f", sum / options.readSets().length,
                     worst)));
@@ -495,6 +567,10 @@ public final class SwitchingBenchmark {
                 p.readSet())), seconds, committed, 0, 0, 0, 0, Double.NaN, Double.NaN, Double.NaN, 0, 0, 0, timeline);
     }
 
+    private static String plusMinus(PhaseResult p) {
+        return Double.isNaN(p.interval()) ? "" : String.format(Locale.ROOT, "+-%.3f", p.interval());
+    }
+
     private static boolean adaptive(String contender) {
         return !contender.startsWith(STATIC) && !contender.startsWith(TWIN);
     }
@@ -513,8 +589,8 @@ public final class SwitchingBenchmark {
             PhaseResult twin = best == null ? null : byContender.get(TWIN + best.substring(STATIC.length())).get(r);
             double v = twin == null ? Double.NaN : twin.normalized();
             worst = Math.min(worst, v);
-            line.append(String.format(Locale.ROOT, " R=%d %.3f (%s);", r, v, best == null ? "-"
-                    : best.substring(STATIC.length())));
+            line.append(String.format(Locale.ROOT, " R=%d %.3f%s (%s);", r, v, twin == null ? "" : plusMinus(twin),
+                    best == null ? "-" : best.substring(STATIC.length())));
         }
         out.println(line.append(String.format(Locale.ROOT, " worst %.3f", worst)));
     }
@@ -523,14 +599,18 @@ public final class SwitchingBenchmark {
         if (phases == null) {
             return;
         }
-        double worst = Double.POSITIVE_INFINITY;
+        PhaseResult worst = null;
         double slowest = 0;
         for (PhaseResult p : phases.values()) {
-            worst = Math.min(worst, p.normalized());
+            worst = worst == null || p.normalized() < worst.normalized() ? p : worst;
             slowest = Math.max(slowest, p.convergedAfterSeconds());
         }
-        out.printf(Locale.ROOT, "%s: worst phase %.3f of the best static (goal >= %.2f: %s); slowest convergence %s"
-                + " (goal <= 10 s: %s)%n", name, worst, target, worst >= target ? "met" : "NOT met",
+        // The verdict is the figure's; the interval says whether this run could have told otherwise.
+        boolean undecided = Math.abs(worst.normalized() - target) <= worst.interval();
+        out.printf(Locale.ROOT, "%s: worst phase %.3f%s of the best static (goal >= %.2f: %s%s); slowest convergence %s"
+                + " (goal <= 10 s: %s)%n", name, worst.normalized(), plusMinus(worst), target,
+                worst.normalized() >= target ? "met" : "NOT met",
+                undecided ? ", though the goal lies inside the interval: this run cannot tell" : "",
                 Double.isInfinite(slowest) ? "never" : String.format(Locale.ROOT, "%.0f s", slowest),
                 slowest <= 10 ? "met" : "NOT met");
     }

@@ -21,9 +21,9 @@ class SwitchableOracleTest {
             if (Modifier.isStatic(m.getModifiers())) {
                 continue;
             }
-            try {
+            try { // declared by the interface: its default, not a forward
                 Method own = SwitchableOracle.class.getMethod(m.getName(), m.getParameterTypes());
-                if (own.getDeclaringClass() != SwitchableOracle.class) {
+                if (own.getDeclaringClass().isInterface()) {
                     missing.add(m.getName());
                 }
             } catch (NoSuchMethodException e) {
