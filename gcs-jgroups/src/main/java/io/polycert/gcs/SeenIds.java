@@ -9,11 +9,12 @@ import java.util.Map;
  * watermark plus a bitmap of the numbers above it. Origins number their messages 1, 2, 3, ...
  *
  * <p>A member that receives only some of an origin's numbers (a multicast destination: the origin numbers all its
- * multicasts, whoever they go to) never fills the gaps, so the watermark trails the newest number by at most
- * {@code window}: a number further up moves it, and the gaps below it count as seen, but never up to a number the
- * caller still holds undelivered. A message that old arriving for the first time would be taken for a duplicate;
- * messages from one origin arrive in the order it sent them, so that takes a message overtaken by {@code window}
- * later numbers of its origin.
+ * multicasts, whoever they go to) never fills the gaps, so the watermark trails the newest number by a
+ * {@code window} to a window and a half: a number further up moves it to a window below that number, and the gaps
+ * below it count as seen, but never up to a number the caller still holds undelivered (unless that number lies
+ * {@link #MAX_SPAN} below). A message that old arriving for the first time would be taken for a duplicate; messages
+ * from one origin arrive in the order it sent them, so that takes a message overtaken by {@code window} later
+ * numbers of its origin.
  *
  * <p>A bitmap, not a sorted set of boxed numbers: a destination of half an origin's multicasts held tens of
  * thousands of numbers per origin, each a tree node and a {@code Long} that lived a few seconds, long enough to be
@@ -21,6 +22,13 @@ import java.util.Map;
  */
 final class SeenIds {
     private static final int MIN_WORDS = 2;
+    /**
+     * The most numbers one origin's bitmap spans above its watermark (2^26: 8 MB). A number further up moves the
+     * watermark even past a number the caller holds undelivered: no origin sends tens of millions of messages while
+     * one of its earlier ones waits, so such a number is corrupt, and it must not take the heap (nor overflow the
+     * bitmap's doubling, which looped for ever on a number 2^36 up).
+     */
+    static final long MAX_SPAN = 1L << 26;
 
     private static final class PerOrigin {
         /** Every number up to it is seen. */
@@ -29,6 +37,8 @@ final class SeenIds {
         long[] bits = new long[MIN_WORDS];
         /** How many bits are set. */
         int held;
+        /** The least number whose delivery may move the watermark by the window again. */
+        long nextCheck;
 
         long capacity() {
             return (long) bits.length * 64;
@@ -87,8 +97,8 @@ final class SeenIds {
     private final long window;
 
     SeenIds(int window) {
-        if (window < 1) {
-            throw new IllegalArgumentException("window must be positive, was " + window);
+        if (window < 1 || window > MAX_SPAN / 2) {
+            throw new IllegalArgumentException("window must be in [1, " + MAX_SPAN / 2 + "], was " + window);
         }
         this.window = window;
     }
@@ -104,19 +114,24 @@ final class SeenIds {
 
     /**
      * Records a delivery; {@code lowestUndelivered} gives, for an origin, the lowest number the caller holds and has
-     * not delivered yet (Long.MAX_VALUE if none), which the watermark must not reach. Asked only when the window is
-     * passed.
+     * not delivered yet (Long.MAX_VALUE if none), which the watermark must not reach. Asked when the window is
+     * passed, at most once per half window of numbers: at a destination of part of an origin's multicasts the
+     * window is passed at every delivery, and the caller may have to look through all it holds to answer.
      */
     void add(MemberId origin, long seq, java.util.function.ToLongFunction<MemberId> lowestUndelivered) {
         PerOrigin p = origins.computeIfAbsent(origin, o -> new PerOrigin());
         if (seq <= p.upTo || (seq <= p.upTo + p.capacity() && p.test(seq))) {
             return;
         }
-        if (seq - p.upTo > window) {
+        if (seq - p.upTo > window && seq >= p.nextCheck) {
             long to = Math.min(seq - window, lowestUndelivered.applyAsLong(origin) - 1);
             if (to > p.upTo) {
                 p.advance(to);
             }
+            p.nextCheck = seq + Math.max(1, window / 2);
+        }
+        if (seq - p.upTo > MAX_SPAN) {
+            p.advance(seq - MAX_SPAN);
         }
         if (seq - p.upTo > p.capacity()) {
             p.grow(seq); // held back by an undelivered number, or a window wider than the bitmap

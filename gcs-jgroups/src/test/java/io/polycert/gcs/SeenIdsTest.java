@@ -3,9 +3,11 @@ package io.polycert.gcs;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.polycert.core.group.MemberId;
+import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.SplittableRandom;
@@ -61,8 +63,40 @@ class SeenIdsTest {
     }
 
     @Test
-    void aWindowBelowOneIsRefused() {
+    void aDestinationOfPartOfTheNumbersAsksForTheUndeliveredOnlyOnceInAWhile() {
+        // Past the window every delivery here passes it; the caller's answer costs a look through all it holds.
+        SeenIds seen = new SeenIds(100);
+        int[] asked = {0};
+        for (long s = 2; s <= 100_000; s += 2) {
+            seen.add(a, s, origin -> {
+                asked[0]++;
+                return Long.MAX_VALUE;
+            });
+        }
+        assertTrue(asked[0] <= 100_000 / 50 + 1, "asked " + asked[0] + " times");
+        assertTrue(asked[0] >= 100_000 / 150, "the window still moves: asked " + asked[0] + " times");
+        assertFalse(seen.contains(a, 100_000 - 99), "a gap within the window is not taken for a delivery");
+    }
+
+    @Test
+    void aNumberAbsurdlyFarUpNeitherLoopsNorTakesTheHeap() {
+        SeenIds seen = new SeenIds(100);
+        seen.add(a, 1);
+        long corrupt = Long.MAX_VALUE / 2;
+        assertTimeoutPreemptively(Duration.ofSeconds(10),
+                () -> seen.add(a, corrupt, origin -> 2)); // 2 held undelivered: the watermark may not pass it...
+        assertTrue(seen.contains(a, corrupt));
+        assertTrue(seen.contains(a, 2), "...unless the number is more than MAX_SPAN further up");
+        assertFalse(seen.contains(a, corrupt - 1));
+        seen.add(a, corrupt + 1_000, origin -> corrupt - 5);
+        assertFalse(seen.contains(a, corrupt - 5), "within MAX_SPAN the undelivered number still holds it back");
+    }
+
+    @Test
+    void aWindowOutsideItsBoundsIsRefused() {
         assertThrows(IllegalArgumentException.class, () -> new SeenIds(0));
+        assertThrows(IllegalArgumentException.class, () -> new SeenIds((int) (SeenIds.MAX_SPAN / 2) + 1));
+        new SeenIds((int) (SeenIds.MAX_SPAN / 2));
     }
 
     /**
@@ -97,6 +131,11 @@ class SeenIdsTest {
             for (long d : delivered) {
                 if (d > newest - window) {
                     assertTrue(seen.contains(a, d), "delivered " + d + ", newest " + newest);
+                }
+            }
+            if (i % 64 == 0) { // and no recent gap is taken for seen, along the way as at the end
+                for (long s = Math.max(1, newest - window + 1); s <= newest; s++) {
+                    assertEquals(delivered.contains(s), seen.contains(a, s), "number " + s + ", newest " + newest);
                 }
             }
         }
