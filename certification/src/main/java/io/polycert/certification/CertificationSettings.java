@@ -53,6 +53,12 @@ public record CertificationSettings(int maxMessageBytes, double bloomFalsePositi
 
     /** 4 million ids: 32 MB of write-sets per replica, enough for the default window of small transactions. */
     public static final long DEFAULT_WRITE_LOG_MAX_IDS = 4_000_000;
+    /**
+     * The most {@code writeLogWindow} and {@code writeLogMaxIds} may be (2^28): the write log keeps its versions and
+     * ids in arrays of at most 2^30 entries, which must also hold the write-set being added; a larger setting would
+     * fail later, on the certifier thread, once the log filled up.
+     */
+    public static final int MAX_WRITE_LOG = 1 << 28;
 
     public CertificationSettings {
         if (maxMessageBytes < 1024) {
@@ -65,8 +71,14 @@ public record CertificationSettings(int maxMessageBytes, double bloomFalsePositi
         if (writeLogWindow < 16) {
             throw new IllegalArgumentException("writeLogWindow below 16: " + writeLogWindow);
         }
+        if (writeLogWindow > MAX_WRITE_LOG) {
+            throw new IllegalArgumentException("writeLogWindow above " + MAX_WRITE_LOG + ": " + writeLogWindow);
+        }
         if (writeLogMaxIds < 1024) {
             throw new IllegalArgumentException("writeLogMaxIds below 1024: " + writeLogMaxIds);
+        }
+        if (writeLogMaxIds > MAX_WRITE_LOG) {
+            throw new IllegalArgumentException("writeLogMaxIds above " + MAX_WRITE_LOG + ": " + writeLogMaxIds);
         }
         Objects.requireNonNull(outcomeTimeout, "outcomeTimeout");
         if (outcomeTimeout.isNegative() || outcomeTimeout.isZero()) {
