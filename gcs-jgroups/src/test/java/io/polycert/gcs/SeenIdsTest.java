@@ -40,7 +40,8 @@ class SeenIdsTest {
         for (long s = 2; s <= 100_000; s += 2) {
             seen.add(a, s);
         }
-        assertTrue(seen.heldAbove() <= 100, "held " + seen.heldAbove());
+        // the watermark trails by a window to a window and a half: 50 to 75 of the even numbers above it
+        assertTrue(seen.heldAbove() >= 50 && seen.heldAbove() <= 75, "held " + seen.heldAbove());
         assertTrue(seen.contains(a, 100_000) && seen.contains(a, 99_902), "recent numbers are remembered");
         assertFalse(seen.contains(a, 99_999), "a recent gap is not taken for a delivery");
         assertFalse(seen.contains(a, 100_001));
@@ -59,7 +60,7 @@ class SeenIdsTest {
         for (long s = 10_002; s <= 10_400; s += 2) {
             seen.add(a, s);
         }
-        assertTrue(seen.heldAbove() <= 100, "once delivered, the window applies again: held " + seen.heldAbove());
+        assertTrue(seen.heldAbove() <= 75, "once delivered, the window applies again: held " + seen.heldAbove());
     }
 
     @Test
