@@ -44,6 +44,11 @@ final class SeenIds {
             return (long) bits.length * 64;
         }
 
+        /** Whether {@code seq} was seen: at or below the watermark, or its bit set. */
+        boolean has(long seq) {
+            return seq <= upTo || (seq <= upTo + capacity() && test(seq));
+        }
+
         boolean test(long seq) {
             long i = seq & (capacity() - 1);
             return (bits[(int) (i >>> 6)] & (1L << i)) != 0;
@@ -105,7 +110,7 @@ final class SeenIds {
 
     boolean contains(MemberId origin, long seq) {
         PerOrigin p = origins.get(origin);
-        return p != null && (seq <= p.upTo || (seq <= p.upTo + p.capacity() && p.test(seq)));
+        return p != null && p.has(seq);
     }
 
     void add(MemberId origin, long seq) {
@@ -120,7 +125,7 @@ final class SeenIds {
      */
     void add(MemberId origin, long seq, java.util.function.ToLongFunction<MemberId> lowestUndelivered) {
         PerOrigin p = origins.computeIfAbsent(origin, o -> new PerOrigin());
-        if (seq <= p.upTo || (seq <= p.upTo + p.capacity() && p.test(seq))) {
+        if (p.has(seq)) {
             return;
         }
         if (seq - p.upTo > window && seq >= p.nextCheck) {
