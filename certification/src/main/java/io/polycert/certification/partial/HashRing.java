@@ -16,7 +16,11 @@ final class HashRing {
     private final List<MemberId> members;
     private final int degree;
     private final long[] points;
-    private final MemberId[] pointOwners;
+    /**
+     * The owners of the keys up to each point (from the point before it, exclusive), primary first, computed once:
+     * every read and commit asks for its keys' owners, and walking the ring each time allocated a list per key.
+     */
+    private final List<List<MemberId>> arcOwners;
 
     HashRing(List<MemberId> members, int degree, int virtualNodes) {
         if (members.isEmpty()) {
@@ -46,11 +50,23 @@ final class HashRing {
             return c != 0 ? c : owners[a].compareTo(owners[b]);
         });
         points = new long[n];
-        pointOwners = new MemberId[n];
+        MemberId[] pointOwners = new MemberId[n];
         for (int k = 0; k < n; k++) {
             points[k] = hashes[order[k]];
             pointOwners[k] = owners[order[k]];
         }
+        List<List<MemberId>> arcs = new ArrayList<>(n);
+        for (int start = 0; start < n; start++) {
+            List<MemberId> arc = new ArrayList<>(this.degree);
+            for (int k = 0; arc.size() < this.degree && k < n; k++) {
+                MemberId m = pointOwners[(start + k) % n];
+                if (!arc.contains(m)) {
+                    arc.add(m);
+                }
+            }
+            arcs.add(List.copyOf(arc));
+        }
+        arcOwners = List.copyOf(arcs);
     }
 
     List<MemberId> members() {
@@ -61,7 +77,7 @@ final class HashRing {
         return degree;
     }
 
-    /** The key's owners, primary first. */
+    /** The key's owners, primary first (an unmodifiable list). */
     List<MemberId> owners(ByteKey key) {
         return owners(key.placementHash());
     }
@@ -71,14 +87,7 @@ final class HashRing {
         if (start < 0) {
             start = -start - 1;
         }
-        List<MemberId> owners = new ArrayList<>(degree);
-        for (int k = 0; owners.size() < degree && k < points.length; k++) {
-            MemberId m = pointOwners[(start + k) % points.length];
-            if (!owners.contains(m)) {
-                owners.add(m);
-            }
-        }
-        return owners;
+        return arcOwners.get(start == points.length ? 0 : start);
     }
 
     boolean isOwner(MemberId member, ByteKey key) {
