@@ -61,10 +61,14 @@ final class TotalOrderMulticast {
     private static final Comparator<Message> ORDER = Comparator.<Message>comparingLong(m -> m.ts)
             .thenComparing(m -> m.id.origin).thenComparingLong(m -> m.id.seq);
 
-    private static final class Message extends ConflictQueue.Entry {
+    private static final class Message {
         final Id id;
         final List<MemberId> destinations;
+        /** Sorted, distinct; null: conflicts with every message. */
+        final long[] keys;
         final byte[] payload;
+        long ts;
+        boolean isFinal;
         /** When its timestamp became final here (System.nanoTime), for the wait statistics. */
         long finalAtNanos;
         /** Proposals by destination (index in {@link #destinations}); 0 for none yet (timestamps start at 1). */
@@ -76,9 +80,9 @@ final class TotalOrderMulticast {
         boolean reported;
 
         Message(Id id, List<MemberId> destinations, long[] keys, byte[] payload) {
-            super(keys);
             this.id = id;
             this.destinations = destinations;
+            this.keys = keys;
             this.payload = payload;
             this.proposals = new long[destinations.size()];
         }
@@ -107,6 +111,19 @@ final class TotalOrderMulticast {
             }
             return max;
         }
+
+        /** Whether it shares a key with {@code blocked} (keys of messages before it); true if either is unkeyed. */
+        boolean conflictsWith(LongScratchSet blocked) {
+            if (keys == null) {
+                return true;
+            }
+            for (long k : keys) {
+                if (blocked.contains(k)) {
+                    return true;
+                }
+            }
+            return false;
+        }
     }
 
     /** The reports of the destinations, gathered in the atomic-broadcast order. */
@@ -127,7 +144,7 @@ final class TotalOrderMulticast {
     private long clock;
     private long nextSeq = 1;
     private final Map<Id, Message> pending = new HashMap<>();
-    private final ConflictQueue<Message> queue = new ConflictQueue<>(ORDER);
+    private final TreeSet<Message> queue = new TreeSet<>(ORDER);
     /** Origin side of the coordinated variant: proposals gathered per message. */
     private final Map<Id, Message> coordinating = new HashMap<>();
     /** Decentralized variant: proposals that arrived before the message. */
@@ -135,6 +152,8 @@ final class TotalOrderMulticast {
     private final SeenIds delivered = new SeenIds(REMEMBERED_FINALS);
     /** Final timestamps of recently delivered messages, for resolutions started by others. */
     private final DeliveredFinals recentFinals = new DeliveredFinals(1 << 16, 16);
+    /** The keys of the undelivered messages a delivery pass has passed (reused: see LongScratchSet). */
+    private final LongScratchSet blocked = new LongScratchSet();
     private final Map<Id, Resolution> resolutions = new HashMap<>();
     /** Messages we reported, and messages whose resolution was decided: each happens once. */
     private final Set<Id> reportedIds = boundedSet();
@@ -153,6 +172,13 @@ final class TotalOrderMulticast {
     }
 
     private static final int MAX_HELD = 10_000;
+    /**
+     * How many undelivered messages one delivery pass looks past. Stopping early only delays a message until a
+     * later pass; every pass delivers the final messages at the head, as Skeen's rule does.
+     */
+    private static final int MAX_PASSED = 1024;
+    /** How many keys of undelivered messages one pass collects before it stops (see MAX_PASSED). */
+    private static final int MAX_BLOCKED_KEYS = 16_384;
 
     TotalOrderMulticast(GroupEngine engine, Variant variant) {
         this.engine = engine;
@@ -336,17 +362,44 @@ final class TotalOrderMulticast {
     }
 
     private void finish(Message m, long ts) {
+        queue.remove(m);
+        m.ts = ts;
+        m.isFinal = true;
         m.finalAtNanos = System.nanoTime();
         clock = Math.max(clock, ts);
-        deliver(queue.makeFinal(m, ts));
+        queue.add(m);
+        deliverReady();
     }
 
     /**
-     * Delivers, in timestamp order, final messages that no undelivered message before them conflicts with (see the
-     * class comment); with no conflict keys, exactly the final messages at the head of the queue.
+     * Delivers, in timestamp order, every final message that no undelivered message before it conflicts with
+     * (see the class comment); with no conflict keys, exactly the final messages at the head of the queue.
      */
-    private void deliver(List<Message> ready) {
-        if (ready.isEmpty()) {
+    private void deliverReady() {
+        List<Message> ready = null;
+        blocked.clear();
+        int passed = 0;
+        for (java.util.Iterator<Message> it = queue.iterator(); it.hasNext(); ) {
+            Message m = it.next();
+            if (m.isFinal && (blocked.size() == 0 || !m.conflictsWith(blocked))) {
+                it.remove();
+                if (ready == null) {
+                    ready = new ArrayList<>();
+                }
+                ready.add(m);
+                continue;
+            }
+            if (m.keys == null || ++passed > MAX_PASSED) {
+                break; // it conflicts with everything after it, or the pass has looked far enough
+            }
+            for (long k : m.keys) {
+                blocked.add(k);
+            }
+            if (blocked.size() > MAX_BLOCKED_KEYS) {
+                break; // transactions with many keys: bound the work of a pass, as above
+            }
+        }
+        if (ready == null) {
             return;
         }
         long now = System.nanoTime();
@@ -588,7 +641,7 @@ final class TotalOrderMulticast {
         queue.removeIf(m -> m.sentIn < epoch);
         coordinating.values().removeIf(m -> m.sentIn < epoch);
         resolutions.clear();
-        deliver(queue.takeAllReady()); // what waited behind a forgotten message can go now
+        deliverReady(); // what waited behind a forgotten message can go now
     }
 
     /** Forgets every multicast in flight. */
