@@ -202,7 +202,7 @@ public final class PartitionedStore implements AutoCloseable {
         return engine.ownedKeys();
     }
 
-    /** The members that own a map's key under the current placement, primary first. */
+    /** The members that own a map's key under the current placement, primary first (an unmodifiable list). */
     public java.util.List<MemberId> owners(String map, Object key) {
         return engine.owners(PartitionedTxMap.encodeKey(codec, map, key));
     }
