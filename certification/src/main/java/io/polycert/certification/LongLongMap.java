@@ -13,8 +13,6 @@ final class LongLongMap {
     private static final long FREE = Long.MIN_VALUE;
     private static final int MIN_CAPACITY = 16;
 
-    /** Whether keys are spread over the table by a multiplicative hash, or placed by their low bits. */
-    private final boolean spread;
     private long[] keys;
     private long[] values;
     private int mask;
@@ -22,25 +20,8 @@ final class LongLongMap {
     private boolean hasFreeKey;
     private long freeKeyValue;
 
-    /** For keys of any pattern: each goes to a slot from a multiplicative hash of it. */
     LongLongMap() {
-        this(true);
-    }
-
-    private LongLongMap(boolean spread) {
-        this.spread = spread;
         allocate(MIN_CAPACITY);
-    }
-
-    /**
-     * For keys that come mostly in order from a counter (an origin's transaction numbers): each goes to the slot of
-     * its low bits, so keys close in number share cache lines, and a lookup of a recent key finds the lines recent
-     * lookups loaded, where a hash scatters them over a table of megabytes (a cache miss each: 5-6% of TOM-3's CPU
-     * samples, PARTIAL.md "Transaction numbers by their low bits"). Such keys never cluster: a run of consecutive
-     * keys fills consecutive slots, and gaps leave slots free.
-     */
-    static LongLongMap forCounterKeys() {
-        return new LongLongMap(false);
     }
 
     int size() {
@@ -128,9 +109,6 @@ final class LongLongMap {
     }
 
     private int slot(long key) {
-        if (!spread) {
-            return (int) key & mask;
-        }
         long h = key * 0x9E3779B97F4A7C15L; // ids are often consecutive: spread them over the table
         return (int) (h ^ (h >>> 32)) & mask;
     }

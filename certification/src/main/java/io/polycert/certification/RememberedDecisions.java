@@ -56,7 +56,7 @@ public final class RememberedDecisions {
      * whether the oldest decision was forgotten to make room.
      */
     public boolean put(MemberId origin, long txId, boolean commit) {
-        LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> LongLongMap.forCounterKeys());
+        LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> new LongLongMap());
         if (!ids.put(txId, commit ? 1 : 0)) {
             return false; // decided before: same place in the order, new outcome
         }
