@@ -41,4 +41,33 @@ class LongLongMapTest {
         map.clear();
         assertEquals(0, map.size());
     }
+
+    /**
+     * How remembered decisions use the map: numbers in order from a random start (negative ones and the free-slot
+     * marker included), some skipped, the oldest removed past a window, so the table grows and entries shift back
+     * across its wrap-around; it agrees with a HashMap at every step.
+     */
+    @Property(tries = 200)
+    void aSlidingWindowOfNumbersInOrderBehavesLikeAHashMap(@ForAll long seed,
+            @ForAll @IntRange(min = 1, max = 3_000) int window) {
+        SplittableRandom random = new SplittableRandom(seed);
+        LongLongMap map = new LongLongMap();
+        Map<Long, Long> model = new HashMap<>();
+        java.util.ArrayDeque<Long> order = new java.util.ArrayDeque<>();
+        long next = random.nextBoolean() ? Long.MIN_VALUE - random.nextInt(50) : random.nextLong();
+        for (int op = 0; op < 10_000; op++) {
+            next += 1 + (random.nextInt(4) == 0 ? random.nextInt(5) : 0);
+            assertEquals(model.containsKey(next), map.containsKey(next), "contains " + next);
+            assertEquals(model.put(next, (long) op) == null, map.put(next, op), "put " + next);
+            order.add(next);
+            if (order.size() > window) {
+                long oldest = order.poll();
+                assertEquals(model.remove(oldest) != null, map.remove(oldest), "remove " + oldest);
+            }
+            assertEquals(model.size(), map.size(), "size after " + op + " operations");
+        }
+        for (Map.Entry<Long, Long> e : model.entrySet()) {
+            assertEquals((long) e.getValue(), map.get(e.getKey(), -1), "value of " + e.getKey());
+        }
+    }
 }
