@@ -392,14 +392,17 @@ final class AtomicBroadcast {
     }
 
     private boolean deliverable() {
-        return hasState && nextDeliver <= Math.min(stablePosition(), receivedUpTo);
+        // receivedUpTo first: with no ordered traffic (a workload of total-order multicasts, say) this runs at every
+        // flush, and the stable position costs a lookup per member (3% of TOM-3's CPU samples at degree 4).
+        return hasState && nextDeliver <= receivedUpTo && nextDeliver <= stablePosition();
     }
 
     private void deliverStable() {
         if (!hasState) {
             return;
         }
-        long stable = Math.min(stablePosition(), receivedUpTo); // a majority holds it, and so do we
+        // A majority holds it, and so do we (nothing to look up when we hold nothing new: see deliverable()).
+        long stable = nextDeliver <= receivedUpTo ? Math.min(stablePosition(), receivedUpTo) : receivedUpTo;
         while (nextDeliver <= stable) {
             deliver(log.get(nextDeliver));
             nextDeliver++;
