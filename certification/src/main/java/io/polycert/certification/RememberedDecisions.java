@@ -7,8 +7,9 @@ import java.util.Map;
 /**
  * The outcomes of the last {@code capacity} transactions a replica decided, by origin and transaction id; the
  * oldest decided is forgotten first. Every delivered commit is checked against it (a replay would otherwise wait
- * for a vote forever), so a lookup is one probe of a primitive table per origin, not a walk through the nodes,
- * keys and member ids of a {@code LinkedHashMap} of 100,000 entries. Nor does it make objects that live a few seconds:
+ * for a vote forever), so a lookup is one read of a window of bytes per origin over its transaction numbers
+ * ({@link NumberWindow}), not a walk through the nodes, keys and member ids of a {@code LinkedHashMap} of 100,000
+ * entries. Nor does it make objects that live a few seconds:
  * at tens of thousands of decisions a second, a {@code LinkedHashMap}'s entries and keys outlived young collections,
  * were copied and then promoted (PARTIAL.md, "Decisions remembered in primitive tables"). One thread only. Public for
  * partial replication's engine (another package); not needed by applications.
@@ -20,8 +21,11 @@ public final class RememberedDecisions {
     }
 
     private final int capacity;
-    /** Per origin, transaction id to 1 (commit) or 0 (abort). */
-    private final Map<MemberId, LongLongMap> byOrigin = new HashMap<>();
+    private static final byte ABORT = 1;
+    private static final byte COMMIT = 2;
+
+    /** Per origin, transaction id to {@link #COMMIT} or {@link #ABORT}. */
+    private final Map<MemberId, NumberWindow> byOrigin = new HashMap<>();
     /** Decisions in the order they were first made, a ring from {@code oldest}, grown up to {@code capacity}. */
     private MemberId[] ringOrigins = new MemberId[64];
     private long[] ringIds = new long[64];
@@ -40,15 +44,15 @@ public final class RememberedDecisions {
     }
 
     public boolean contains(MemberId origin, long txId) {
-        LongLongMap ids = byOrigin.get(origin);
-        return ids != null && ids.containsKey(txId);
+        NumberWindow ids = byOrigin.get(origin);
+        return ids != null && ids.get(txId) != 0;
     }
 
     /** The decision, or null if none is remembered. */
     public Boolean get(MemberId origin, long txId) {
-        LongLongMap ids = byOrigin.get(origin);
-        long v = ids == null ? -1 : ids.get(txId, -1);
-        return v < 0 ? null : v == 1;
+        NumberWindow ids = byOrigin.get(origin);
+        byte v = ids == null ? 0 : ids.get(txId);
+        return v == 0 ? null : v == COMMIT;
     }
 
     /**
@@ -56,8 +60,8 @@ public final class RememberedDecisions {
      * whether the oldest decision was forgotten to make room.
      */
     public boolean put(MemberId origin, long txId, boolean commit) {
-        LongLongMap ids = byOrigin.computeIfAbsent(origin, o -> new LongLongMap());
-        if (!ids.put(txId, commit ? 1 : 0)) {
+        NumberWindow ids = byOrigin.computeIfAbsent(origin, o -> new NumberWindow());
+        if (!ids.put(txId, commit ? COMMIT : ABORT)) {
             return false; // decided before: same place in the order, new outcome
         }
         boolean forgot = size == capacity;
@@ -86,13 +90,13 @@ public final class RememberedDecisions {
         for (int i = 0; i < size; i++) {
             int at = (oldest + i) % ringIds.length;
             MemberId origin = ringOrigins[at];
-            visitor.decided(origin, ringIds[at], byOrigin.get(origin).get(ringIds[at], -1) == 1);
+            visitor.decided(origin, ringIds[at], byOrigin.get(origin).get(ringIds[at]) == COMMIT);
         }
     }
 
     private void forgetOldest() {
         MemberId origin = ringOrigins[oldest];
-        LongLongMap ids = byOrigin.get(origin);
+        NumberWindow ids = byOrigin.get(origin);
         ids.remove(ringIds[oldest]);
         if (ids.size() == 0) {
             byOrigin.remove(origin); // members that left stop costing anything

@@ -1,0 +1,134 @@
+package io.polycert.certification;
+
+/**
+ * A small state (1 to 127; 0 is "none") per number, for numbers that come mostly in order from one counter (an
+ * origin's transaction numbers): a ring of bytes over the span from the lowest number held to the highest, so a
+ * lookup of a recent number reads the line recent lookups loaded, and forgetting the oldest walks the ring in order.
+ * A hash table scattered them over megabytes, a cache miss per lookup (PARTIAL.md, "Remembered decisions in a
+ * window"). Numbers that would stretch the span past {@link #MAX_SPAN} (a stray or corrupt one), and negative ones,
+ * go to a hash table on the side; a stray number within the span costs a walk over the gap when it goes. Not
+ * thread-safe.
+ */
+final class NumberWindow {
+    /** The widest span the ring covers by default (4 MB of states); beyond it numbers go to {@link #outliers}. */
+    static final long MAX_SPAN = 1L << 22;
+    private static final int MIN_LENGTH = 64;
+
+    private final long maxSpan;
+    /** Every number held in the ring lies in [base, top); both 0 while it holds none. */
+    private long base;
+    private long top;
+    /** The state of number n at {@code n & (states.length - 1)}, for n in [base, base + states.length). */
+    private byte[] states = new byte[MIN_LENGTH];
+    private int inRing;
+    /** Numbers outside the ring's reach; null until one comes. */
+    private LongLongMap outliers;
+
+    NumberWindow() {
+        this(MAX_SPAN);
+    }
+
+    /** A window whose ring spans at most {@code maxSpan} numbers (tests use small ones). */
+    NumberWindow(long maxSpan) {
+        if (maxSpan < MIN_LENGTH || maxSpan > MAX_SPAN) {
+            throw new IllegalArgumentException("maxSpan must be in [" + MIN_LENGTH + ", " + MAX_SPAN + "], was "
+                    + maxSpan);
+        }
+        this.maxSpan = maxSpan;
+    }
+
+    int size() {
+        return inRing + (outliers == null ? 0 : outliers.size());
+    }
+
+    /** The state of {@code n}, or 0 if none. */
+    byte get(long n) {
+        if (n >= base && n < top) {
+            byte s = states[(int) n & (states.length - 1)];
+            if (s != 0) {
+                return s;
+            }
+        }
+        return outliers == null ? 0 : (byte) outliers.get(n, 0);
+    }
+
+    /** Sets {@code n}'s state; whether {@code n} had none. */
+    boolean put(long n, byte state) {
+        if (state <= 0) {
+            throw new IllegalArgumentException("a state is 1 to 127, was " + state);
+        }
+        if (outliers != null && outliers.containsKey(n)) {
+            outliers.put(n, state);
+            return false;
+        }
+        if (!fits(n)) {
+            if (outliers == null) {
+                outliers = new LongLongMap();
+            }
+            return outliers.put(n, state);
+        }
+        if (inRing == 0) {
+            base = n;
+            top = n;
+        }
+        long from = Math.min(base, n);
+        long to = Math.max(top, n + 1);
+        if (to - from > states.length) {
+            resize(from, to);
+        }
+        base = from;
+        top = to;
+        int i = (int) n & (states.length - 1);
+        boolean added = states[i] == 0;
+        states[i] = state;
+        if (added) {
+            inRing++;
+        }
+        return added;
+    }
+
+    /** Whether the ring can take {@code n} without spanning more than {@link #maxSpan} numbers. */
+    private boolean fits(long n) {
+        if (n < 0 || n > Long.MAX_VALUE - maxSpan) {
+            return false; // keeps the arithmetic below from overflowing
+        }
+        return inRing == 0 || Math.max(top, n + 1) - Math.min(base, n) <= maxSpan;
+    }
+
+    /** Removes {@code n}'s state; whether it had one. */
+    boolean remove(long n) {
+        if (n >= base && n < top) {
+            int i = (int) n & (states.length - 1);
+            if (states[i] != 0) {
+                states[i] = 0;
+                if (--inRing == 0) {
+                    base = 0;
+                    top = 0;
+                } else {
+                    // Keep [base, top) tight, so the span does not grow as numbers move on.
+                    while (states[(int) base & (states.length - 1)] == 0) {
+                        base++;
+                    }
+                    while (states[(int) (top - 1) & (states.length - 1)] == 0) {
+                        top--;
+                    }
+                }
+                return true;
+            }
+        }
+        return outliers != null && outliers.remove(n);
+    }
+
+    /** A ring long enough for [from, to), the held states carried over. */
+    private void resize(long from, long to) {
+        int length = states.length;
+        while (length < to - from) {
+            length <<= 1;
+        }
+        byte[] bigger = new byte[length];
+        for (long n = base; n < top; n++) {
+            bigger[(int) n & (length - 1)] = states[(int) n & (states.length - 1)];
+        }
+        states = bigger;
+    }
+}
