@@ -20,10 +20,10 @@ public final class RememberedDecisions {
         void decided(MemberId origin, long txId, boolean commit);
     }
 
-    private final int capacity;
     private static final byte ABORT = 1;
     private static final byte COMMIT = 2;
 
+    private final int capacity;
     /** Per origin, transaction id to {@link #COMMIT} or {@link #ABORT}. */
     private final Map<MemberId, NumberWindow> byOrigin = new HashMap<>();
     /** Decisions in the order they were first made, a ring from {@code oldest}, grown up to {@code capacity}. */
