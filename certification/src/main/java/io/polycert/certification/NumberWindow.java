@@ -5,14 +5,19 @@ package io.polycert.certification;
  * origin's transaction numbers): a ring of bytes over the span from the lowest number held to the highest, so a
  * lookup of a recent number reads the line recent lookups loaded, and forgetting the oldest walks the ring in order.
  * A hash table scattered them over megabytes, a cache miss per lookup (PARTIAL.md, "Remembered decisions in a
- * window"). Numbers that would stretch the span past {@link #MAX_SPAN} (a stray or corrupt one), and negative ones,
- * go to a hash table on the side; a stray number within the span costs a walk over the gap when it goes. Not
- * thread-safe.
+ * window"). A number that would stretch the span past {@link #MAX_SPAN}, or past {@link #DENSITY} numbers for each
+ * one held (a stray or corrupt one, or an origin whose numbers reach this member only now and then), and negative
+ * ones, go to a hash table on the side; so the ring takes at most twice {@link #DENSITY} bytes per number held (or
+ * {@link #DENSE_FLOOR}), whatever numbers arrive, and it shrinks as the span does. Not thread-safe.
  */
 final class NumberWindow {
     /** The widest span the ring covers by default (4 MB of states); beyond it numbers go to {@link #outliers}. */
     static final long MAX_SPAN = 1L << 22;
     private static final int MIN_LENGTH = 64;
+    /** At most this many numbers of span per number held, above {@link #DENSE_FLOOR}. */
+    static final long DENSITY = 64;
+    /** The span allowed whatever the count: an origin costs no more than its table on the side would. */
+    static final long DENSE_FLOOR = 256;
 
     private final long maxSpan;
     /** Every number held in the ring lies in [base, top); both 0 while it holds none. */
@@ -74,7 +79,7 @@ final class NumberWindow {
         long from = Math.min(base, n);
         long to = Math.max(top, n + 1);
         if (to - from > states.length) {
-            resize(from, to);
+            reallocate(lengthFor(to - from));
         }
         base = from;
         top = to;
@@ -87,12 +92,16 @@ final class NumberWindow {
         return added;
     }
 
-    /** Whether the ring can take {@code n} without spanning more than {@link #maxSpan} numbers. */
+    /** Whether the ring can take {@code n} within its span limits (see the class comment). */
     private boolean fits(long n) {
         if (n < 0 || n > Long.MAX_VALUE - maxSpan) {
             return false; // keeps the arithmetic below from overflowing
         }
-        return inRing == 0 || Math.max(top, n + 1) - Math.min(base, n) <= maxSpan;
+        if (inRing == 0) {
+            return true;
+        }
+        long span = Math.max(top, n + 1) - Math.min(base, n);
+        return span <= Math.min(maxSpan, Math.max(DENSE_FLOOR, DENSITY * (inRing + 1L)));
     }
 
     /** Removes {@code n}'s state; whether it had one. */
@@ -113,22 +122,35 @@ final class NumberWindow {
                         top--;
                     }
                 }
+                if (states.length > MIN_LENGTH && top - base <= states.length / 4) {
+                    reallocate(lengthFor(top - base)); // the span shrank: so does the ring
+                }
                 return true;
             }
         }
         return outliers != null && outliers.remove(n);
     }
 
-    /** A ring long enough for [from, to), the held states carried over. */
-    private void resize(long from, long to) {
-        int length = states.length;
-        while (length < to - from) {
+    /** The ring's length for a span: the least power of two that holds it, at least the minimum. */
+    private static int lengthFor(long span) {
+        int length = MIN_LENGTH;
+        while (length < span) {
             length <<= 1;
         }
-        byte[] bigger = new byte[length];
+        return length;
+    }
+
+    /** A ring of {@code length}, the states of [base, top) carried over. */
+    private void reallocate(int length) {
+        byte[] ring = new byte[length];
         for (long n = base; n < top; n++) {
-            bigger[(int) n & (length - 1)] = states[(int) n & (states.length - 1)];
+            ring[(int) n & (length - 1)] = states[(int) n & (states.length - 1)];
         }
-        states = bigger;
+        states = ring;
+    }
+
+    /** The ring's length in bytes (for tests of the memory bound). */
+    int ringLength() {
+        return states.length;
     }
 }

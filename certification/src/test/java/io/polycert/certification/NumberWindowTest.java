@@ -2,6 +2,7 @@ package io.polycert.certification;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -66,6 +67,33 @@ class NumberWindowTest {
         assertThrows(IllegalArgumentException.class, () -> numbers.put(1, (byte) 0));
         assertThrows(IllegalArgumentException.class, () -> numbers.put(1, (byte) -1));
         assertThrows(IllegalArgumentException.class, () -> new NumberWindow(NumberWindow.MAX_SPAN + 1));
+    }
+
+    /**
+     * Memory follows the numbers held, whatever numbers arrive: spread far apart they go to the side table, and a
+     * ring that spanned many numbers shrinks once few are left.
+     */
+    @Test
+    void theRingTakesSpaceInProportionToTheNumbersHeld() {
+        NumberWindow sparse = new NumberWindow();
+        for (long n = 0; n < 1_000; n++) {
+            sparse.put(n * 1_000, (byte) 1); // 1,000 apart: sparser than one in DENSITY
+        }
+        assertEquals(1_000, sparse.size());
+        assertTrue(sparse.ringLength() <= 2 * NumberWindow.DENSE_FLOOR, "ring of " + sparse.ringLength());
+        NumberWindow dense = new NumberWindow();
+        for (long n = 0; n < 100_000; n++) {
+            dense.put(n, (byte) 2);
+        }
+        assertTrue(dense.ringLength() >= 100_000 && dense.ringLength() <= 2 * 100_000, "ring of " + dense.ringLength());
+        for (long n = 0; n < 99_990; n++) {
+            dense.remove(n);
+        }
+        assertEquals(10, dense.size());
+        assertTrue(dense.ringLength() <= 64, "ring of " + dense.ringLength() + " for the last 10");
+        for (long n = 99_990; n < 100_000; n++) {
+            assertEquals(2, dense.get(n));
+        }
     }
 
     /** A number far beyond the others goes to the side table: the ring does not grow to span it. */
