@@ -7,8 +7,9 @@ package io.polycert.certification;
  * A hash table scattered them over megabytes, a cache miss per lookup (PARTIAL.md, "Remembered decisions in a
  * window"). A number that would stretch the span past {@link #MAX_SPAN}, or past {@link #DENSITY} numbers for each
  * one held (a stray or corrupt one, or an origin whose numbers reach this member only now and then), and negative
- * ones, go to a hash table on the side; so the ring takes at most twice {@link #DENSITY} bytes per number held (or
- * {@link #DENSE_FLOOR}), whatever numbers arrive, and it shrinks as the span does. Not thread-safe.
+ * ones, go to a hash table on the side; so whatever numbers arrive, the ring grows only while it holds a number per
+ * {@link #DENSITY} of its span (or spans at most {@link #DENSE_FLOOR}), and it shrinks as the span does. Not
+ * thread-safe.
  */
 final class NumberWindow {
     /** The widest span the ring covers by default (4 MB of states); beyond it numbers go to {@link #outliers}. */
