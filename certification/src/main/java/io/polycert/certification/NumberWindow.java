@@ -129,7 +129,13 @@ final class NumberWindow {
                 return true;
             }
         }
-        return outliers != null && outliers.remove(n);
+        if (outliers == null || !outliers.remove(n)) {
+            return false;
+        }
+        if (outliers.size() == 0) {
+            outliers = null; // so puts stop probing it
+        }
+        return true;
     }
 
     /** The ring's length for a span: the least power of two that holds it, at least the minimum. */

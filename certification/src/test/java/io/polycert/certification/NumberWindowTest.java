@@ -109,6 +109,7 @@ class NumberWindowTest {
         assertEquals(3, numbers.get(Long.MAX_VALUE));
         assertEquals(4, numbers.get(-5));
         assertEquals(4, numbers.size());
+        assertEquals(64, numbers.ringLength(), "the ring holds 10 only");
         assertEquals(true, numbers.remove(10 + (1L << 40)));
         assertEquals(0, numbers.get(10 + (1L << 40)));
     }
