@@ -71,7 +71,7 @@ import org.slf4j.event.Level;
  * the total order), every replica atomically broadcasts what it knows of each of its undecided VC transactions
  * (the vote, or nothing); once a report from every member of the view is ordered, all decide alike: the vote if
  * any report had it, else abort. A vote delivered anywhere is held by a majority (reliable broadcast is
- * uniform), so it is found.
+ * uniform), and every holder is shown it before the view ({@link #heldFromDeparted}), so it is found.
  *
  * <p><b>State transfer</b>: a joining replica receives the boxes, the window of committed write-sets and the
  * queue of undecided transactions, as of the view that admitted it.
@@ -136,6 +136,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     /** Sizes BFC filters (read by application threads, see its comment). */
     private final BloomLookupForecast lookupForecast;
     private final Map<TxKey, Boolean> votes = new HashMap<>();
+    /**
+     * Votes of departed originators that this replica held undelivered at the view without them: reported, never
+     * acted on (this replica may be their only holder; see {@link #heldFromDeparted}).
+     */
+    private final Map<TxKey, Boolean> heldVotes = new HashMap<>();
     private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
     private final RememberedDecisions decided = new RememberedDecisions(REMEMBERED_DECISIONS);
     private View view;
@@ -736,16 +741,26 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
     }
 
+    /** A vote's transaction and decision; a malformed one throws. */
+    private record Vote(TxKey key, boolean commit) {
+    }
+
+    private Vote readVote(MemberId origin, byte[] payload) {
+        ValueInput in = new ValueInput(codec, payload, id -> null);
+        if (in.readByte() != VOTE) {
+            throw new CodecException("not a vote");
+        }
+        Vote vote = new Vote(new TxKey(origin, in.readVarLong()), in.readBoolean());
+        in.expectEnd();
+        return vote;
+    }
+
     @Override
     public void deliverReliable(MemberId origin, byte[] payload) {
         try {
-            ValueInput in = new ValueInput(codec, payload, id -> null);
-            if (in.readByte() != VOTE) {
-                throw new CodecException("not a vote");
-            }
-            TxKey key = new TxKey(origin, in.readVarLong());
-            boolean commit = in.readBoolean();
-            in.expectEnd();
+            Vote vote = readVote(origin, payload);
+            TxKey key = vote.key();
+            boolean commit = vote.commit();
             Queued q = queuedByKey.get(key);
             if (q != null && q.protocol != Protocol.VC) {
                 // Only VC transactions take votes. Acting on this one where it happens to arrive, which differs from
@@ -768,6 +783,34 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             dropped(Level.WARN, "a malformed vote from " + origin, e);
         }
         drain();
+    }
+
+    /**
+     * The vote of an originator that left, which this replica held undelivered when the view without it was
+     * installed; that view comes next. The originator may have delivered it (then a majority held it), so this
+     * replica's report at the view carries it. It decides nothing here: this replica may be the only one holding
+     * it and crash, and the others would then resolve the transaction without it (as an abort) while this one had
+     * committed it; the ordered reports decide, alike everywhere.
+     */
+    @Override
+    public void heldFromDeparted(MemberId origin, byte[] payload) {
+        try {
+            Vote vote = readVote(origin, payload);
+            if (!isDecided(vote.key()) && !votes.containsKey(vote.key())) {
+                heldVotes.put(vote.key(), vote.commit());
+            }
+        } catch (RuntimeException e) {
+            dropped(Level.WARN, "a malformed vote from " + origin, e);
+        }
+    }
+
+    /** Report state of what this replica knows of a VC transaction's vote: 0 nothing, 1 commit, 2 abort. */
+    private int knownVote(TxKey key) {
+        Boolean vote = votes.get(key);
+        if (vote == null) {
+            vote = heldVotes.get(key);
+        }
+        return vote == null ? 0 : vote ? 1 : 2;
     }
 
     /**
@@ -836,8 +879,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         for (Queued q : queue) {
             if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.resolving) {
                 q.resolving = true;
-                Boolean vote = votes.get(q.key);
-                report(q.key, vote == null ? 0 : vote ? 1 : 2);
+                report(q.key, knownVote(q.key));
             }
         }
         for (Map.Entry<TxKey, Map<MemberId, Integer>> e : new ArrayList<>(resolutions.entrySet())) {
@@ -882,8 +924,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                 report(key, d == null ? 0 : d ? 1 : 2);
             } else if (!q.resolving) {
                 q.resolving = true;
-                Boolean vote = votes.get(key);
-                report(key, vote == null ? 0 : vote ? 1 : 2);
+                report(key, knownVote(key));
             }
         }
         tryResolve(key, reports);
@@ -894,6 +935,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             return;
         }
         resolutions.remove(key);
+        heldVotes.remove(key);
         int state = 0;
         for (int s : reports.values()) {
             state = Math.max(state, s == 0 ? 0 : s); // any vote wins; the originator cast only one
@@ -1004,6 +1046,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             lookupForecast.observeCommit(q.local.plannedAtVersion); // before its own version is counted
         }
         votes.remove(q.key);
+        heldVotes.remove(q.key);
         decided.put(q.key.origin(), q.key.txId(), commit);
         if (q.oracleTag != 0) {
             try {
@@ -1258,6 +1301,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         in2.expectEnd();
         votes.keySet().removeIf(this::isDecided); // arrived while the group decided them without us
+        heldVotes.keySet().removeIf(this::isDecided);
         completeDecidedWhileAway(version);
         founderRegistrations.stateInstalled();
     }

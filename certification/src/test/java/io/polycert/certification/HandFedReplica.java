@@ -71,6 +71,13 @@ public final class HandFedReplica {
         manager.viewInstalled(view, 0);
     }
 
+    /** Delivers an atomic-broadcast message of {@code from} at {@code position}, at each of {@code replicas}. */
+    public static void deliverOrdered(MemberId from, long position, byte[] payload, HandFedReplica... replicas) {
+        for (HandFedReplica r : replicas) {
+            r.manager.deliverOrdered(from, position, payload);
+        }
+    }
+
     /** The box with this id, or null. */
     public VBox<?> box(long id) {
         return boxes.get(id);

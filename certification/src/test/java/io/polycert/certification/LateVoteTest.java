@@ -68,13 +68,9 @@ class LateVoteTest {
         if (beforeReports) {
             b.manager.deliverReliable(A, vote.payload()); // A's own copy, late, at B only
         }
-        long position = 3;
-        for (Sent report : List.of(reportOfB, reportOfC)) {
-            MemberId from = report == reportOfB ? B : C;
-            b.manager.deliverOrdered(from, position, report.payload());
-            c.manager.deliverOrdered(from, position, report.payload());
-            position++;
-        }
+        HandFedReplica.deliverOrdered(B, 3, reportOfB.payload(), b, c);
+        HandFedReplica.deliverOrdered(C, 4, reportOfC.payload(), b, c);
+        long position = 5;
         if (!beforeReports) {
             b.manager.deliverReliable(A, vote.payload());
         }

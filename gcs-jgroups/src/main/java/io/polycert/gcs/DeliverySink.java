@@ -16,6 +16,9 @@ interface DeliverySink {
 
     void reliable(MemberId origin, byte[] payload);
 
+    /** A reliable broadcast of a departed member, held here undelivered, shown before the view without it. */
+    void heldFromDeparted(MemberId origin, byte[] payload);
+
     void multicast(MemberId origin, byte[] payload);
 
     void direct(MemberId origin, byte[] payload);

@@ -70,6 +70,11 @@ final class DeliveryThread implements DeliverySink {
     }
 
     @Override
+    public void heldFromDeparted(MemberId origin, byte[] payload) {
+        queue.add(() -> target.heldFromDeparted(origin, payload));
+    }
+
+    @Override
     public void multicast(MemberId origin, byte[] payload) {
         queue.add(() -> target.multicast(origin, payload));
     }

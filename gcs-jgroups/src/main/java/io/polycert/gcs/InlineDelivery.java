@@ -66,6 +66,11 @@ final class InlineDelivery implements DeliverySink {
     }
 
     @Override
+    public void heldFromDeparted(MemberId origin, byte[] payload) {
+        guarded(() -> listener.heldFromDeparted(origin, payload));
+    }
+
+    @Override
     public void multicast(MemberId origin, byte[] payload) {
         guarded(() -> listener.deliverMulticast(origin, payload));
     }

@@ -18,7 +18,8 @@ import java.util.Set;
  * sender of a copy, origin or relay, holds it too); a member delivers it once a majority of the (primary) view
  * holds it. When the view changes, members relay every
  * message not yet held by all, so one that was delivered anywhere reaches every correct member even if its origin
- * crashed. No order is imposed. Runs on the engine thread only.
+ * crashed; and they show the application, before the view, what they hold undelivered of members that left (see
+ * {@link #onViewInstalled}). No order is imposed. Runs on the engine thread only.
  */
 final class ReliableBroadcast {
 
@@ -29,6 +30,8 @@ final class ReliableBroadcast {
         byte[] payload;
         final Set<MemberId> holders = new HashSet<>();
         boolean delivered;
+        /** Shown to the application as held from a departed origin (at most once). */
+        boolean shown;
     }
 
     private final GroupEngine engine;
@@ -140,12 +143,16 @@ final class ReliableBroadcast {
         }
         // A message whose origin left may have been delivered there, on a majority of the previous view that
         // includes at least one member of this one. What the members decide at this view about the origin's
-        // business (the application resolves its pending votes) must account for it, so every holder delivers it
-        // now, before the view reaches the application; the relay above brings it to the others.
+        // business (the application resolves its pending votes) must account for it, so every holder shows it to
+        // the application now, before the view. Shown, not delivered: this member may be its only holder, and may
+        // crash before the relay above gets anywhere, and then no correct member would ever deliver it (found by
+        // SimulatedMulticastTest's reliableBroadcastIsUniformUnderCrashes, seed -11325374468564, 5 members, where
+        // such a delivery used to be made). It is delivered, as any message, once a majority of the view holds it.
         for (Map.Entry<Id, Message> e : messages.entrySet()) {
             Message m = e.getValue();
-            if (!m.delivered && m.payload != null && !installed.contains(e.getKey().origin)) {
-                deliver(e.getKey(), m);
+            if (!m.delivered && !m.shown && m.payload != null && !installed.contains(e.getKey().origin)) {
+                m.shown = true;
+                engine.sink.heldFromDeparted(e.getKey().origin, m.payload);
             }
         }
         for (Map.Entry<Id, Message> e : new HashMap<>(messages).entrySet()) {

@@ -25,6 +25,8 @@ final class RecordingSink implements DeliverySink {
     final List<View> views = new ArrayList<>();
     final Set<String> orderedSet = new HashSet<>();
     final List<String> reliable = new ArrayList<>();
+    /** Reliable broadcasts of departed members shown before a view (not deliveries). */
+    final List<String> heldFromDeparted = new ArrayList<>();
     final List<String> multicast = new ArrayList<>();
     final List<String> direct = new ArrayList<>();
     boolean blocked;
@@ -79,6 +81,16 @@ final class RecordingSink implements DeliverySink {
         }
         reliable.add(s);
         events.add("reliable " + s);
+    }
+
+    @Override
+    public void heldFromDeparted(MemberId origin, byte[] payload) {
+        String s = new String(payload, StandardCharsets.UTF_8);
+        if (heldFromDeparted.contains(s)) {
+            history.violations.add(node + " showed " + s + " as held from departed " + origin + " twice");
+        }
+        heldFromDeparted.add(s);
+        events.add("held " + s);
     }
 
     @Override

@@ -255,6 +255,16 @@ class SimulatedMulticastTest {
         assertTrue(net.nodes.get(2).sink.multicast.isEmpty(), "genuine: non-destinations see nothing");
     }
 
+    /**
+     * The schedule that found a departed origin's message delivered by its only holder at the view change (C sent
+     * C-1 to E alone and crashed; E delivered it at the view without C, then crashed before its relay got out, and
+     * no correct member ever delivered it). Holders are now shown such messages before the view, not given them.
+     */
+    @Test
+    void aLoneHolderOfADepartedOriginsMessageThatCrashesLeavesNoDeliveryBehind() {
+        reliableBroadcastIsUniformUnderCrashes(-11325374468564L, 5);
+    }
+
     @Property(tries = 2000)
     void reliableBroadcastIsUniformUnderCrashes(@ForAll long seed, @ForAll @IntRange(min = 3, max = 5) int members) {
         SimNetwork net = founded(seed, members, TotalOrderMulticast.Variant.DECENTRALIZED);

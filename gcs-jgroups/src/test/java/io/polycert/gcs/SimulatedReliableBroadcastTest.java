@@ -10,8 +10,10 @@ import org.junit.jupiter.api.Test;
 /**
  * Uniform reliable broadcast across view changes, on the simulated network. The application decides about a
  * departed member's pending business when the view without it arrives (a VC transaction whose originator left is
- * resolved from the votes the members report), so whatever that member may have delivered must reach the others
- * first; and a member that comes back must not act on a message before it has the group's state.
+ * resolved from the votes the members report), so whatever that member may have delivered must be shown to its
+ * holders first (shown, not delivered: a lone holder may crash, see SimulatedMulticastTest's
+ * reliableBroadcastIsUniformUnderCrashes); and a member that comes back must not act on a message before it has the
+ * group's state.
  */
 class SimulatedReliableBroadcastTest {
 
@@ -73,7 +75,7 @@ class SimulatedReliableBroadcastTest {
     }
 
     @Test
-    void aMessageItsDepartedOriginDeliveredReachesTheOthersBeforeTheViewWithoutIt() {
+    void aMessageItsDepartedOriginDeliveredIsShownToItsHoldersBeforeTheViewWithoutIt() {
         for (long seed = 1; seed <= 30; seed++) {
             SimNetwork net = founded(seed);
             SimNetwork.Node a = net.nodes.get(0);
@@ -99,10 +101,10 @@ class SimulatedReliableBroadcastTest {
             net.runUntilQuiet();
             for (SimNetwork.Node n : List.of(b, c)) {
                 String viewWithoutA = "view " + n.sink.views.get(n.sink.views.size() - 1).epoch();
-                assertTrue(index(n, "reliable vote") < index(n, viewWithoutA), "seed " + seed + ": " + n
-                        + " got the view without A before A's message: " + n.sink.events);
+                assertTrue(index(n, "held vote") < index(n, viewWithoutA), "seed " + seed + ": " + n
+                        + " got the view without A before it was shown A's message: " + n.sink.events);
             }
-            for (SimNetwork.Node n : List.of(d, e)) {
+            for (SimNetwork.Node n : List.of(b, c, d, e)) { // delivered by all, once a majority of the view held it
                 assertEquals(List.of("vote"), n.sink.reliable, "seed " + seed + ": " + n + " (relayed)");
             }
 

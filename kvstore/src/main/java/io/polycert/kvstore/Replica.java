@@ -290,6 +290,11 @@ public final class Replica implements AutoCloseable {
         }
 
         @Override
+        public void heldFromDeparted(MemberId origin, byte[] payload) {
+            manager.heldFromDeparted(origin, payload);
+        }
+
+        @Override
         public void deliverDirect(MemberId origin, byte[] payload) {
             manager.deliverDirect(origin, payload);
         }

@@ -26,6 +26,17 @@ public interface GroupListener {
     }
 
     /**
+     * A reliable-broadcast message of {@code origin}, which has left: this member held it, not yet delivered, when
+     * the primary view without {@code origin} was installed. Called before {@link #viewInstalled} for that view. The
+     * origin may have delivered it (if a majority held it), so what the members decide about the origin's business
+     * at that view must account for it; but this is not a delivery, and uniformity does not cover it: this member
+     * may crash having seen it while no correct member ever delivers it. Decide on it only through the total order
+     * (certification orders a report of it). It may still be delivered later, once a majority of the view holds it.
+     */
+    default void heldFromDeparted(MemberId origin, byte[] payload) {
+    }
+
+    /**
      * A total-order multicast message: the destinations of any two messages deliver them in the same relative
      * order.
      */
