@@ -137,8 +137,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     private final BloomLookupForecast lookupForecast;
     private final Map<TxKey, Boolean> votes = new HashMap<>();
     /**
-     * Votes of departed originators that this replica held undelivered at the view without them: reported, never
-     * acted on (this replica may be their only holder; see {@link #heldFromDeparted}).
+     * Votes of departed originators that this replica held undelivered at the view without them: reported at that
+     * view, never acted on (this replica may be their only holder; see {@link #heldFromDeparted}), then dropped.
      */
     private final Map<TxKey, Boolean> heldVotes = new HashMap<>();
     private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
@@ -196,6 +196,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         long validationNanos = -1;
         long voteSentAt;
         long voteNanos = -1;
+        /**
+         * For a VC transaction sent without the stale-read check: the newest version installed when it was sent
+         * (else -1). If its vote finds it stale only by versions up to this one, the check would have caught it
+         * before sending, and the oracle is told so (OTHER), as it is for the transactions that check does catch.
+         */
+        long uncheckedUpTo = -1;
+        boolean staleBeforeSending;
 
         LocalTx(CommitRequest request, long[] readIds, Protocol protocol, TransactionProfile profile,
                 long startNanos) {
@@ -222,7 +229,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         /** The oracle's tag on the message, told again with the outcome; 0 for none. */
         final long oracleTag;
         final long deliveredAt = System.nanoTime();
+        /** Its originator left before its vote was delivered: the ordered reports decide it (kept in the state). */
         boolean resolving;
+        /**
+         * This replica sent its report on it. Not transferred: a joiner takes {@link #resolving} with the state but
+         * must still report, since the others wait for a report from every member of the view, the joiner's too.
+         */
+        boolean reported;
         /** Ours but no longer tracked here (see {@link #sendVote}): the abort vote went out. */
         boolean untrackedVoteSent;
         /** When this replica last asked the originator for the vote (see {@link #askForVote}), or 0. */
@@ -367,7 +380,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         long marshalNanos = System.nanoTime() - marshalStart;
         TransactionProfile profile = new TransactionProfile(readIds.length, request.writeSetSize(), values.length);
         Protocol protocol = oracle.choose(profile);
-        if (protocol != Protocol.VC || readIds.length <= VC_CHECKED_READS) {
+        boolean checked = protocol != Protocol.VC || readIds.length <= VC_CHECKED_READS;
+        long uncheckedUpTo = checked ? -1 : log.latestVersion();
+        if (checked) {
             VBox<?> stale = log.firstStaleRead(request);
             if (stale != null) {
                 record(protocol, profile, costFrom, Outcome.OTHER); // aborted before the protocol did anything
@@ -399,6 +414,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
                     + " bytes, more than the " + settings.maxMessageBytes() + " a commit message may carry");
         }
         LocalTx tx = new LocalTx(request, readIds, protocol, profile, start);
+        tx.uncheckedUpTo = uncheckedUpTo;
         tx.messageBytes = message.length;
         tx.marshalNanos = marshalNanos;
         tx.bloomBuildNanos = bloomNanos;
@@ -436,14 +452,14 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             TransactionAbortedException abort = e.getCause() instanceof TransactionAbortedException t ? t
                     : new TransactionAbortedException(AbortCause.REPLICA_LEFT, String.valueOf(e.getCause()), e);
             Outcome outcome = switch (abort.abortCause()) {
-                case CONFLICT -> Outcome.CONFLICT;
+                case CONFLICT -> tx.staleBeforeSending ? Outcome.OTHER : Outcome.CONFLICT;
                 case BLOOM_FILTER_FALSE_POSITIVE -> Outcome.FALSE_POSITIVE;
                 default -> Outcome.OTHER;
             };
             record(protocol, profile, costFrom, outcome);
-            switch (outcome) {
+            switch (abort.abortCause()) {
                 case CONFLICT -> stats.of(protocol).conflicts.increment();
-                case FALSE_POSITIVE -> stats.of(protocol).falsePositives.increment();
+                case BLOOM_FILTER_FALSE_POSITIVE -> stats.of(protocol).falsePositives.increment();
                 default -> stats.of(protocol).otherAborts.increment();
             }
             throw abort;
@@ -723,6 +739,8 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             // at every box read. The log holds every commit delivered before this one (installed in the same step),
             // and those still queued ahead write nothing it read (early validation) or there are none (the head).
             commit = q.snapshot >= writes.horizon() && writes.readWrittenAfter(tx.readIds, q.snapshot) == null;
+            tx.staleBeforeSending = !commit && tx.uncheckedUpTo >= writes.horizon()
+                    && writes.readWrittenAfter(tx.readIds, tx.uncheckedUpTo) == null;
             tx.validationNanos = System.nanoTime() - validationStart;
             tx.sentVote = commit;
             tx.voteSentAt = System.nanoTime();
@@ -877,11 +895,13 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         founderRegistrations.viewInstalled(newView);
         // Undecided VC transactions of members that left: report what we know, in the total order.
         for (Queued q : queue) {
-            if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.resolving) {
+            if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.reported) {
                 q.resolving = true;
+                q.reported = true;
                 report(q.key, knownVote(q.key));
             }
         }
+        heldVotes.clear(); // shown for this view's reports, which are out: a later report comes from votes or decisions
         for (Map.Entry<TxKey, Map<MemberId, Integer>> e : new ArrayList<>(resolutions.entrySet())) {
             tryResolve(e.getKey(), e.getValue());
         }
@@ -922,8 +942,9 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             if (q == null) {
                 Boolean d = decisionOf(key); // we decided it already (we had the vote): say so
                 report(key, d == null ? 0 : d ? 1 : 2);
-            } else if (!q.resolving) {
+            } else if (!q.reported) {
                 q.resolving = true;
+                q.reported = true;
                 report(key, knownVote(key));
             }
         }
@@ -935,7 +956,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             return;
         }
         resolutions.remove(key);
-        heldVotes.remove(key);
         int state = 0;
         for (int s : reports.values()) {
             state = Math.max(state, s == 0 ? 0 : s); // any vote wins; the originator cast only one
@@ -1046,7 +1066,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             lookupForecast.observeCommit(q.local.plannedAtVersion); // before its own version is counted
         }
         votes.remove(q.key);
-        heldVotes.remove(q.key);
         decided.put(q.key.origin(), q.key.txId(), commit);
         if (q.oracleTag != 0) {
             try {
@@ -1301,7 +1320,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         in2.expectEnd();
         votes.keySet().removeIf(this::isDecided); // arrived while the group decided them without us
-        heldVotes.keySet().removeIf(this::isDecided);
         completeDecidedWhileAway(version);
         founderRegistrations.stateInstalled();
     }

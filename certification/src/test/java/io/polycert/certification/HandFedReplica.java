@@ -41,6 +41,11 @@ public final class HandFedReplica {
 
     public HandFedReplica(MemberId self, List<MemberId> members, ValueCodec codec, Protocol protocol,
             CertificationSettings settings) {
+        this(self, members, codec, ProtocolOracle.always(protocol), settings);
+    }
+
+    public HandFedReplica(MemberId self, List<MemberId> members, ValueCodec codec, ProtocolOracle oracle,
+            CertificationSettings settings) {
         this.self = self;
         this.view = new View(1, List.copyOf(members), true);
         PolymorphicReplicationManager[] m = new PolymorphicReplicationManager[1];
@@ -62,8 +67,8 @@ public final class HandFedReplica {
             }
         };
         stm = Stm.builder().strictCodec(codec).onBoxCreated(b -> boxes.putIfAbsent(b.id(), b))
-                .commitHandler(log -> m[0] = new PolymorphicReplicationManager(log, directory, codec,
-                        ProtocolOracle.always(protocol), settings))
+                .commitHandler(log -> m[0] = new PolymorphicReplicationManager(log, directory, codec, oracle,
+                        settings))
                 .build();
         manager = m[0];
         manager.identity(self);
