@@ -33,10 +33,12 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -142,6 +144,12 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
      */
     private final Map<TxKey, Boolean> heldVotes = new HashMap<>();
     private final Map<TxKey, Map<MemberId, Integer>> resolutions = new HashMap<>();
+    /**
+     * Resolutions this replica sent its report on, not yet ordered or resolved. Not in the state: a joiner takes the
+     * resolutions in progress with it but must still report on them, since the others wait for a report from every
+     * member of the view, the joiner's too.
+     */
+    private final Set<TxKey> reportsSent = new HashSet<>();
     private final RememberedDecisions decided = new RememberedDecisions(REMEMBERED_DECISIONS);
     private View view;
     /** For the oracle's monitor: which thread delivers, and since when the queue's head waits. */
@@ -231,11 +239,6 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         final long deliveredAt = System.nanoTime();
         /** Its originator left before its vote was delivered: the ordered reports decide it (kept in the state). */
         boolean resolving;
-        /**
-         * This replica sent its report on it. Not transferred: a joiner takes {@link #resolving} with the state but
-         * must still report, since the others wait for a report from every member of the view, the joiner's too.
-         */
-        boolean reported;
         /** Ours but no longer tracked here (see {@link #sendVote}): the abort vote went out. */
         boolean untrackedVoteSent;
         /** When this replica last asked the originator for the vote (see {@link #askForVote}), or 0. */
@@ -719,6 +722,11 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         if (installingState) {
             return; // the group may not take broadcasts yet: the drain after the install votes for the head
         }
+        if (q.resolving) {
+            // The reports decide it, and they count one vote of its originator at most: an originator back from a
+            // minority, where its thread stopped waiting, would otherwise vote abort here after voting commit.
+            return;
+        }
         LocalTx tx = q.local;
         boolean commit;
         if (tx == null) {
@@ -893,19 +901,42 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     public void viewInstalled(View newView, long position) {
         this.view = newView;
         founderRegistrations.viewInstalled(newView);
-        // Undecided VC transactions of members that left: report what we know, in the total order.
+        // Undecided VC transactions of members that left: report what we know, in the total order. Also any
+        // resolution in progress that lacks our report: this replica may have joined with it (its state's, even one
+        // it does not queue since it decided it, or whose originator is back in the view).
         for (Queued q : queue) {
-            if (q.protocol == Protocol.VC && !newView.contains(q.key.origin()) && !q.reported) {
-                q.resolving = true;
-                q.reported = true;
-                report(q.key, knownVote(q.key));
+            if (q.protocol == Protocol.VC && !newView.contains(q.key.origin())) {
+                reportOnce(q.key);
             }
+        }
+        for (TxKey key : new ArrayList<>(resolutions.keySet())) {
+            reportOnce(key);
         }
         heldVotes.clear(); // shown for this view's reports, which are out: a later report comes from votes or decisions
         for (Map.Entry<TxKey, Map<MemberId, Integer>> e : new ArrayList<>(resolutions.entrySet())) {
             tryResolve(e.getKey(), e.getValue());
         }
         drain();
+    }
+
+    /**
+     * Sends this replica's report on {@code key} unless it sent one or one is ordered: what it knows of the vote
+     * while the transaction is queued, else what it decided (it had the vote), else nothing.
+     */
+    private void reportOnce(TxKey key) {
+        MemberId me = self;
+        Map<MemberId, Integer> ordered = resolutions.get(key);
+        if (me == null || (ordered != null && ordered.containsKey(me)) || !reportsSent.add(key)) {
+            return;
+        }
+        Queued q = queuedByKey.get(key);
+        if (q != null) {
+            q.resolving = true;
+            report(key, knownVote(key));
+        } else {
+            Boolean d = decisionOf(key);
+            report(key, d == null ? 0 : d ? 1 : 2);
+        }
     }
 
     private void report(TxKey key, int state) {
@@ -936,18 +967,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         }
         Map<MemberId, Integer> reports = resolutions.computeIfAbsent(key, k -> new HashMap<>());
         reports.putIfAbsent(reporter, state);
-        MemberId me = self;
-        if (me != null && !reports.containsKey(me)) {
-            Queued q = queuedByKey.get(key);
-            if (q == null) {
-                Boolean d = decisionOf(key); // we decided it already (we had the vote): say so
-                report(key, d == null ? 0 : d ? 1 : 2);
-            } else if (!q.reported) {
-                q.resolving = true;
-                q.reported = true;
-                report(key, knownVote(key));
-            }
-        }
+        reportOnce(key);
         tryResolve(key, reports);
     }
 
@@ -956,6 +976,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
             return;
         }
         resolutions.remove(key);
+        reportsSent.remove(key);
         int state = 0;
         for (int s : reports.values()) {
             state = Math.max(state, s == 0 ? 0 : s); // any vote wins; the originator cast only one
@@ -1280,6 +1301,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
         queue.clear();
         queuedByKey.clear();
         resolutions.clear();
+        reportsSent.clear();
         decided.clear();
         // Votes stay: they come by reliable broadcast, unordered with the state, and may have arrived before it.
         int queued = in2.readLength(1);
