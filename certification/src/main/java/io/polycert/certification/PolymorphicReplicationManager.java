@@ -822,9 +822,7 @@ public final class PolymorphicReplicationManager implements CommitHandler, Group
     public void heldFromDeparted(MemberId origin, byte[] payload) {
         try {
             Vote vote = readVote(origin, payload);
-            if (!isDecided(vote.key()) && !votes.containsKey(vote.key())) {
-                heldVotes.put(vote.key(), vote.commit());
-            }
+            heldVotes.put(vote.key(), vote.commit()); // a delivered vote or a decision, if any, counts first
         } catch (RuntimeException e) {
             dropped(Level.WARN, "a malformed vote from " + origin, e);
         }

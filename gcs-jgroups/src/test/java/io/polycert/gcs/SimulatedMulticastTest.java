@@ -12,6 +12,7 @@ import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.constraints.IntRange;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.condition.EnabledIfSystemProperty;
 
 /** Skeen total-order multicast (both variants) and uniform reliable broadcast on the simulated network. */
 class SimulatedMulticastTest {
@@ -263,6 +264,26 @@ class SimulatedMulticastTest {
     @Test
     void aLoneHolderOfADepartedOriginsMessageThatCrashesLeavesNoDeliveryBehind() {
         reliableBroadcastIsUniformUnderCrashes(-11325374468564L, 5);
+    }
+
+    /**
+     * Many more schedules of the property below than CI's 2,000, on request:
+     * {@code -Dpolycert.urb.schedules=N} (seeds drawn from {@code -Dpolycert.urb.seed}, default 1).
+     */
+    @Test
+    @EnabledIfSystemProperty(named = "polycert.urb.schedules", matches = "[0-9]+")
+    void reliableBroadcastIsUniformUnderCrashesOverManySchedules() {
+        java.util.Random seeds = new java.util.Random(Long.getLong("polycert.urb.seed", 1));
+        int schedules = Integer.getInteger("polycert.urb.schedules");
+        for (int i = 0; i < schedules; i++) {
+            long seed = seeds.nextLong();
+            int members = 3 + seeds.nextInt(3);
+            try {
+                reliableBroadcastIsUniformUnderCrashes(seed, members);
+            } catch (AssertionError e) {
+                throw new AssertionError("seed " + seed + ", " + members + " members: " + e.getMessage(), e);
+            }
+        }
     }
 
     @Property(tries = 2000)
