@@ -294,6 +294,7 @@ final class GroupEngine {
      * while it was away.
      */
     void viewInstalled(View view, boolean hasState) {
+        urb.epochInstalled(view.epoch());
         if (hasState) {
             urb.onViewInstalled(view);
         }

@@ -20,6 +20,12 @@ import java.util.Set;
  * message not yet held by all, so one that was delivered anywhere reaches every correct member even if its origin
  * crashed; and they show the application, before the view, what they hold undelivered of members that left (see
  * {@link #onViewInstalled}). No order is imposed. Runs on the engine thread only.
+ *
+ * <p>Every copy and acknowledgement carries the epoch of the newest view its sender had installed when it sent it,
+ * and a member counts a holder only by a claim from an epoch no newer than its own. A claim made after the holder
+ * installed a newer view is one that view's members did not account for (it was neither shown nor delivered there):
+ * an excluded origin still in the old view must not complete a majority with it and deliver what the others, at
+ * the new view, resolved without. Such claims wait, and count once the member installs that view.
  */
 final class ReliableBroadcast {
 
@@ -29,6 +35,8 @@ final class ReliableBroadcast {
     private static final class Message {
         byte[] payload;
         final Set<MemberId> holders = new HashSet<>();
+        /** Claims from views newer than this member's, by the epoch of each; null while there are none. */
+        Map<MemberId, Long> laterHolders;
         boolean delivered;
         /** Shown to the application as held from a departed origin (at most once). */
         boolean shown;
@@ -41,6 +49,8 @@ final class ReliableBroadcast {
     private final SeenIds delivered = new SeenIds(100_000);
     private final Set<Id> toAcknowledge = new LinkedHashSet<>();
     private View view;
+    /** The newest view's epoch this member installed, with or without the group's state; tags what it sends. */
+    private long epoch;
 
     ReliableBroadcast(GroupEngine engine) {
         this.engine = engine;
@@ -57,15 +67,16 @@ final class ReliableBroadcast {
         engine.transport.multicast(message(id, payload));
     }
 
-    private static byte[] message(Id id, byte[] payload) {
-        ValueOutput out = Wire.out(MessageType.URB, payload.length + 48);
+    private byte[] message(Id id, byte[] payload) {
+        ValueOutput out = Wire.out(MessageType.URB, payload.length + 56);
         Wire.writeMember(out, id.origin);
-        out.writeVarLong(id.seq).writeBytes(payload);
+        out.writeVarLong(id.seq).writeVarLong(epoch).writeBytes(payload);
         return out.toByteArray();
     }
 
     void onMessage(MemberId from, ValueInput in) {
         Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
+        long sendersEpoch = Wire.readPositive(in);
         byte[] payload = in.readBytes();
         toAcknowledge.add(id); // even for one already delivered: a relay means someone still needs holders
         if (delivered.contains(id.origin, id.seq) && !messages.containsKey(id)) {
@@ -77,7 +88,7 @@ final class ReliableBroadcast {
             m.payload = payload;
         }
         m.holders.add(engine.self);
-        m.holders.add(from); // the origin or a relay: either holds what it sends
+        claim(m, from, sendersEpoch); // the origin or a relay: either holds what it sends
         if (first && view != null && !view.contains(from)) {
             // A copy from outside the view: its sender left, and the copy lost the race with the view change (JGroups
             // hands both over on different threads). Other members may never get a copy from it, and the view
@@ -89,6 +100,7 @@ final class ReliableBroadcast {
     }
 
     void onAck(MemberId from, ValueInput in) {
+        long sendersEpoch = Wire.readPositive(in);
         int n = in.readLength(18);
         for (int i = 0; i < n; i++) {
             Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
@@ -96,17 +108,28 @@ final class ReliableBroadcast {
                 continue;
             }
             Message m = messages.computeIfAbsent(id, k -> new Message());
-            m.holders.add(from);
+            claim(m, from, sendersEpoch);
             check(id, m);
         }
+    }
+
+    private void claim(Message m, MemberId holder, long sendersEpoch) {
+        if (sendersEpoch <= epoch) {
+            m.holders.add(holder);
+            return;
+        }
+        if (m.laterHolders == null) {
+            m.laterHolders = new HashMap<>(4);
+        }
+        m.laterHolders.merge(holder, sendersEpoch, Math::min);
     }
 
     void flush() {
         if (toAcknowledge.isEmpty()) {
             return;
         }
-        ValueOutput out = Wire.out(MessageType.URB_ACK, toAcknowledge.size() * 32);
-        out.writeVarInt(toAcknowledge.size());
+        ValueOutput out = Wire.out(MessageType.URB_ACK, toAcknowledge.size() * 32 + 8);
+        out.writeVarLong(epoch).writeVarInt(toAcknowledge.size());
         for (Id id : toAcknowledge) {
             Wire.writeMember(out, id.origin);
             out.writeVarLong(id.seq);
@@ -120,16 +143,34 @@ final class ReliableBroadcast {
         view = null;
     }
 
+    /** The group installed a view here, whether or not this member has the group's state yet. */
+    void epochInstalled(long installed) {
+        epoch = Math.max(epoch, installed);
+    }
+
     /** A primary view: relay what not every member holds, and deliver what a majority of it holds. */
     void onViewInstalled(View installed) {
         view = installed;
+        epochInstalled(installed.epoch());
         List<Id> relay = new ArrayList<>();
         for (Iterator<Map.Entry<Id, Message>> it = messages.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Id, Message> e = it.next();
             Message m = e.getValue();
+            if (m.laterHolders != null) {
+                m.laterHolders.entrySet().removeIf(claim -> {
+                    if (claim.getValue() > epoch) {
+                        return false;
+                    }
+                    m.holders.add(claim.getKey());
+                    return true;
+                });
+                if (m.laterHolders.isEmpty()) {
+                    m.laterHolders = null;
+                }
+            }
             m.holders.retainAll(installed.members());
             if (m.payload == null) {
-                if (m.holders.isEmpty()) {
+                if (m.holders.isEmpty() && m.laterHolders == null) {
                     it.remove(); // nobody alive holds it, so nobody delivered it
                 }
                 continue;

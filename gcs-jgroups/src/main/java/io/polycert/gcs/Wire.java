@@ -21,9 +21,10 @@ final class Wire {
      * recovery message (exchanged at each view change, so by every joiner) leads with it, so members of builds
      * that would misread each other are told so, both formats named, instead of diverging. Format 1 is the first
      * numbered one; builds before it sent their recovery messages under other type numbers, recognized too. Format 2
-     * added {@link MessageType#BATCH}.
+     * added {@link MessageType#BATCH}. Format 3 added the sender's epoch to reliable broadcasts' copies and
+     * acknowledgements.
      */
-    static final int FORMAT = 2;
+    static final int FORMAT = 3;
     static final int MAX_NAME = 256;
 
     private Wire() {
