@@ -1036,7 +1036,7 @@ final class AtomicBroadcast {
         }
         // Only now may the layers above broadcast (TOM reports): each origin's messages must reach the order in
         // the order it sent them, because duplicates are recognised by origin sequence number.
-        engine.viewInstalled(view, hasState);
+        engine.viewInstalled(view, newBallot, hasState);
         if (!hasState) {
             tryInstallState();
         }
@@ -1136,7 +1136,7 @@ final class AtomicBroadcast {
                 settleOwn(ours, true);
             }
             nextDeliver = marker + 1;
-            engine.stateInstalled(view);
+            engine.stateInstalled(view, b);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
             engine.sink.view(view, marker);
             engine.tom.onViewDelivered(view);

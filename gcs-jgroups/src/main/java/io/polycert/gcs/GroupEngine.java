@@ -293,18 +293,18 @@ final class GroupEngine {
      * until it has it: acting on one (a vote) against its old state could decide what the group decided otherwise
      * while it was away.
      */
-    void viewInstalled(View view, boolean hasState) {
-        urb.epochInstalled(view.epoch());
+    void viewInstalled(View view, Ballot ballot, boolean hasState) {
+        urb.epochInstalled(ballot);
         if (hasState) {
-            urb.onViewInstalled(view);
+            urb.onViewInstalled(view, ballot);
         }
         tom.onViewInstalled(view);
     }
 
     /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
-    void stateInstalled(View view) {
+    void stateInstalled(View view, Ballot ballot) {
         tom.stateInstalled(view);
-        urb.onViewInstalled(view);
+        urb.onViewInstalled(view, ballot);
     }
 
     /**

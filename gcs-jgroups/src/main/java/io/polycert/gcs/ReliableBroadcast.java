@@ -21,11 +21,13 @@ import java.util.Set;
  * crashed; and they show the application, before the view, what they hold undelivered of members that left (see
  * {@link #onViewInstalled}). No order is imposed. Runs on the engine thread only.
  *
- * <p>Every copy and acknowledgement carries the epoch of the newest view its sender had installed when it sent it,
- * and a member counts a holder only by a claim from an epoch no newer than its own. A claim made after the holder
- * installed a newer view is one that view's members did not account for (it was neither shown nor delivered there):
- * an excluded origin still in the old view must not complete a majority with it and deliver what the others, at
- * the new view, resolved without. Such claims wait, and count once the member installs that view.
+ * <p>Every copy and acknowledgement carries the {@link Ballot} of the epoch its sender had installed last when it
+ * sent it, and a member counts a holder only by a claim from an epoch no newer than its own. A claim made after the
+ * holder installed a newer epoch is one that epoch's members did not account for (it was neither shown nor delivered
+ * there): an excluded origin still in the old view must not complete a majority with it and deliver what the
+ * others, at the new view, resolved without. Such claims wait, and count once the member installs that epoch.
+ * Ballots, not epoch numbers: a coordinator can install an epoch that nobody else does, and the others then give
+ * the same number to another view (see {@link Ballot}).
  */
 final class ReliableBroadcast {
 
@@ -35,8 +37,8 @@ final class ReliableBroadcast {
     private static final class Message {
         byte[] payload;
         final Set<MemberId> holders = new HashSet<>();
-        /** Claims from views newer than this member's, by the epoch of each; null while there are none. */
-        Map<MemberId, Long> laterHolders;
+        /** Claims from epochs newer than this member's, by the ballot of each; null while there are none. */
+        Map<MemberId, Ballot> laterHolders;
         boolean delivered;
         /** Shown to the application as held from a departed origin (at most once). */
         boolean shown;
@@ -49,8 +51,8 @@ final class ReliableBroadcast {
     private final SeenIds delivered = new SeenIds(100_000);
     private final Set<Id> toAcknowledge = new LinkedHashSet<>();
     private View view;
-    /** The newest view's epoch this member installed, with or without the group's state; tags what it sends. */
-    private long epoch;
+    /** The epoch this member installed last, with or without the group's state; tags what it sends. */
+    private Ballot epoch = Ballot.NONE;
 
     ReliableBroadcast(GroupEngine engine) {
         this.engine = engine;
@@ -68,15 +70,17 @@ final class ReliableBroadcast {
     }
 
     private byte[] message(Id id, byte[] payload) {
-        ValueOutput out = Wire.out(MessageType.URB, payload.length + 56);
+        ValueOutput out = Wire.out(MessageType.URB, payload.length + 80);
         Wire.writeMember(out, id.origin);
-        out.writeVarLong(id.seq).writeVarLong(epoch).writeBytes(payload);
+        out.writeVarLong(id.seq);
+        epoch.writeTag(out);
+        out.writeBytes(payload);
         return out.toByteArray();
     }
 
     void onMessage(MemberId from, ValueInput in) {
         Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
-        long sendersEpoch = Wire.readPositive(in);
+        Ballot sendersEpoch = Ballot.readTag(in, epoch);
         byte[] payload = in.readBytes();
         toAcknowledge.add(id); // even for one already delivered: a relay means someone still needs holders
         if (delivered.contains(id.origin, id.seq) && !messages.containsKey(id)) {
@@ -100,7 +104,7 @@ final class ReliableBroadcast {
     }
 
     void onAck(MemberId from, ValueInput in) {
-        long sendersEpoch = Wire.readPositive(in);
+        Ballot sendersEpoch = Ballot.readTag(in, epoch);
         int n = in.readLength(18);
         for (int i = 0; i < n; i++) {
             Id id = new Id(Wire.readMember(in), Wire.readPositive(in));
@@ -113,23 +117,24 @@ final class ReliableBroadcast {
         }
     }
 
-    private void claim(Message m, MemberId holder, long sendersEpoch) {
-        if (sendersEpoch <= epoch) {
+    private void claim(Message m, MemberId holder, Ballot sendersEpoch) {
+        if (sendersEpoch.compareTo(epoch) <= 0) {
             m.holders.add(holder);
             return;
         }
         if (m.laterHolders == null) {
             m.laterHolders = new HashMap<>(4);
         }
-        m.laterHolders.merge(holder, sendersEpoch, Math::min);
+        m.laterHolders.merge(holder, sendersEpoch, (a, b) -> a.compareTo(b) <= 0 ? a : b);
     }
 
     void flush() {
         if (toAcknowledge.isEmpty()) {
             return;
         }
-        ValueOutput out = Wire.out(MessageType.URB_ACK, toAcknowledge.size() * 32 + 8);
-        out.writeVarLong(epoch).writeVarInt(toAcknowledge.size());
+        ValueOutput out = Wire.out(MessageType.URB_ACK, toAcknowledge.size() * 32 + 32);
+        epoch.writeTag(out);
+        out.writeVarInt(toAcknowledge.size());
         for (Id id : toAcknowledge) {
             Wire.writeMember(out, id.origin);
             out.writeVarLong(id.seq);
@@ -143,22 +148,26 @@ final class ReliableBroadcast {
         view = null;
     }
 
-    /** The group installed a view here, whether or not this member has the group's state yet. */
-    void epochInstalled(long installed) {
-        epoch = Math.max(epoch, installed);
+    /**
+     * The group installed an epoch here, whether or not this member has the group's state yet. Its ballot is newer
+     * than any installed before, also across a merge of two histories founded apart (the merged view's number is
+     * above both of theirs).
+     */
+    void epochInstalled(Ballot ballot) {
+        epoch = ballot;
     }
 
     /** A primary view: relay what not every member holds, and deliver what a majority of it holds. */
-    void onViewInstalled(View installed) {
-        view = installed;
-        epochInstalled(installed.epoch());
+    void onViewInstalled(View view, Ballot ballot) {
+        this.view = view;
+        epochInstalled(ballot);
         List<Id> relay = new ArrayList<>();
         for (Iterator<Map.Entry<Id, Message>> it = messages.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Id, Message> e = it.next();
             Message m = e.getValue();
             if (m.laterHolders != null) {
                 m.laterHolders.entrySet().removeIf(claim -> {
-                    if (claim.getValue() > epoch) {
+                    if (claim.getValue().compareTo(epoch) > 0) {
                         return false;
                     }
                     m.holders.add(claim.getKey());
@@ -168,14 +177,14 @@ final class ReliableBroadcast {
                     m.laterHolders = null;
                 }
             }
-            m.holders.retainAll(installed.members());
+            m.holders.retainAll(view.members());
             if (m.payload == null) {
                 if (m.holders.isEmpty() && m.laterHolders == null) {
                     it.remove(); // nobody alive holds it, so nobody delivered it
                 }
                 continue;
             }
-            if (!m.holders.containsAll(installed.members())) {
+            if (!m.holders.containsAll(view.members())) {
                 relay.add(e.getKey());
             }
         }
@@ -191,7 +200,7 @@ final class ReliableBroadcast {
         // such a delivery used to be made). It is delivered, as any message, once a majority of the view holds it.
         for (Map.Entry<Id, Message> e : messages.entrySet()) {
             Message m = e.getValue();
-            if (!m.delivered && !m.shown && m.payload != null && !installed.contains(e.getKey().origin)) {
+            if (!m.delivered && !m.shown && m.payload != null && !view.contains(e.getKey().origin)) {
                 m.shown = true;
                 engine.sink.heldFromDeparted(e.getKey().origin, m.payload);
             }

@@ -119,17 +119,8 @@ class MultiProcessTcpTest {
         }
     }
 
-    private static int freePort() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
-    }
-
-    /**
-     * Starts three members that broadcast messages of {@code size} bytes, and waits until all see each other. Each
-     * writes its log and its delivery trace (see {@link ProcessMember}) to {@link #traces}.
-     */
-    private void startThree(int size) throws Exception {
+    /** Starts the three members; false if one could not bind its port, else once each has joined. */
+    private boolean launchThree(int size) throws Exception {
         int[] ports = {freePort(), freePort(), freePort()};
         String all = ports[0] + "," + ports[1] + "," + ports[2];
         String java = ProcessHandle.current().info().command().orElse("java");
@@ -143,8 +134,43 @@ class MultiProcessTcpTest {
             pb.redirectError(traces.resolve(name + ".log").toFile());
             procs.add(new Proc(pb.start()));
         }
-        for (Proc p : procs) {
-            p.await("JOINED", Duration.ofSeconds(60)); // members join once two of them found the group
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        for (int i = 0; i < 3; i++) { // members join once two of them found the group
+            Proc p = procs.get(i);
+            while (p.lines.stream().noneMatch(line -> line.startsWith("JOINED"))) {
+                if (!p.process.isAlive() && Files.readString(traces.resolve((char) ('A' + i) + ".log"))
+                        .contains("BindException")) {
+                    return false;
+                }
+                if (System.nanoTime() > deadline) {
+                    p.await("JOINED", Duration.ZERO); // fails, naming what the member printed
+                }
+                Thread.sleep(50);
+            }
+        }
+        return true;
+    }
+
+    private static int freePort() throws IOException {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        }
+    }
+
+    /**
+     * Starts three members that broadcast messages of {@code size} bytes, and waits until all see each other. Each
+     * writes its log and its delivery trace (see {@link ProcessMember}) to {@link #traces}. A port found free can be
+     * taken by another process before the member binds it (a fresh clone's verify once failed so: "No available port
+     * to bind to"); then all three start again on new ports, at most three times.
+     */
+    private void startThree(int size) throws Exception {
+        for (int attempt = 1; !launchThree(size); attempt++) {
+            procs.forEach(p -> p.process.destroyForcibly());
+            assertTrue(attempt < 3, "three attempts to start the members each found a port taken");
+            for (Proc p : procs) {
+                p.process.waitFor();
+            }
+            procs.clear();
         }
         for (Proc p : procs) {
             p.await("VIEW 3", Duration.ofSeconds(60));

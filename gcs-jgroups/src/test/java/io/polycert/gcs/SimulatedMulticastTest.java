@@ -267,17 +267,6 @@ class SimulatedMulticastTest {
     }
 
     /**
-     * The schedule that found the first version of epoch-tagged claims losing a delivery: a claim from a newer view
-     * was dropped rather than kept for when this member installs that view. D held B's message only after the view
-     * without B, the others' acknowledgements (tagged with that view) had reached it before it installed the view,
-     * and nothing made them acknowledge again, so D never delivered what they did.
-     */
-    @Test
-    void aClaimFromANewerViewCountsOnceTheMemberInstallsThatView() {
-        reliableBroadcastIsUniformUnderCrashes(-1934813L, 5);
-    }
-
-    /**
      * Many more schedules of the property below than CI's 2,000, on request:
      * {@code -Dpolycert.urb.schedules=N} (seeds drawn from {@code -Dpolycert.urb.seed}, default 1).
      */
