@@ -569,7 +569,7 @@ final class AtomicBroadcast {
             ViewEntry ve = decodeViewEntry(e.payload());
             learnEstablished(ve);
             engine.sink.view(ve.view, e.seq());
-            engine.tom.onViewDelivered(ve.view);
+            engine.viewDelivered(ve.view);
             if (ve.provider.equals(self) && !ve.joiners.isEmpty()) {
                 captureStateFor(ve, e.seq());
             }
@@ -1139,7 +1139,7 @@ final class AtomicBroadcast {
             engine.stateInstalled(view, b);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
             engine.sink.view(view, marker);
-            engine.tom.onViewDelivered(view);
+            engine.viewDelivered(view);
             deliverStable();
         }));
     }

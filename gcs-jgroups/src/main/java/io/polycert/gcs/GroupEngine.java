@@ -301,6 +301,12 @@ final class GroupEngine {
         tom.onViewInstalled(view);
     }
 
+    /** A view's entry reached its place in the atomic-broadcast order (its epoch is established). */
+    void viewDelivered(View view) {
+        tom.onViewDelivered(view);
+        urb.onViewDelivered(view);
+    }
+
     /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
     void stateInstalled(View view, Ballot ballot) {
         tom.stateInstalled(view);

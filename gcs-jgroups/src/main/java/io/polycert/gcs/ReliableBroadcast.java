@@ -16,10 +16,11 @@ import java.util.Set;
 /**
  * Uniform reliable broadcast: every member that receives a message stores it and acknowledges it to all (the
  * sender of a copy, origin or relay, holds it too); a member delivers it once a majority of the (primary) view
- * holds it. When the view changes, members relay every
- * message not yet held by all, so one that was delivered anywhere reaches every correct member even if its origin
- * crashed; and they show the application, before the view, what they hold undelivered of members that left (see
- * {@link #onViewInstalled}). No order is imposed. Runs on the engine thread only.
+ * holds it and the view is established (its entry delivered in the atomic broadcast's order). When the view
+ * changes, members relay every message not yet held by all, so one that was delivered anywhere reaches every
+ * correct member even if its origin crashed; and they show the application, before the view, what they hold
+ * undelivered of members that left (see {@link #onViewInstalled}). No order is imposed. Runs on the engine thread
+ * only.
  *
  * <p>Every copy and acknowledgement carries the {@link Ballot} of the epoch its sender had installed last when it
  * sent it, and a member counts a holder only by a claim from an epoch no newer than its own. A claim made after the
@@ -51,6 +52,13 @@ final class ReliableBroadcast {
     private final SeenIds delivered = new SeenIds(100_000);
     private final Set<Id> toAcknowledge = new LinkedHashSet<>();
     private View view;
+    /**
+     * Whether the atomic broadcast delivered the view's entry. Until then its epoch may be one that no later primary
+     * view accounts for: its coordinator's announcement may have reached only a minority of the epoch before, while
+     * the majority moved on without it (joiners made up its own majority). Nothing is delivered in such an epoch, as
+     * the atomic broadcast delivers nothing in it either.
+     */
+    private boolean established;
     /** The epoch this member installed last, with or without the group's state; tags what it sends. */
     private Ballot epoch = Ballot.NONE;
 
@@ -157,9 +165,13 @@ final class ReliableBroadcast {
         epoch = ballot;
     }
 
-    /** A primary view: relay what not every member holds, and deliver what a majority of it holds. */
+    /**
+     * A primary view: relay what not every member holds, and show what departed members' messages this member holds;
+     * once the view is established ({@link #onViewDelivered}), deliver what a majority of it holds.
+     */
     void onViewInstalled(View view, Ballot ballot) {
         this.view = view;
+        established = false;
         epochInstalled(ballot);
         List<Id> relay = new ArrayList<>();
         for (Iterator<Map.Entry<Id, Message>> it = messages.entrySet().iterator(); it.hasNext(); ) {
@@ -205,13 +217,21 @@ final class ReliableBroadcast {
                 engine.sink.heldFromDeparted(e.getKey().origin, m.payload);
             }
         }
+    }
+
+    /** The atomic broadcast delivered a view's entry; if it is the view installed here, delivery may start. */
+    void onViewDelivered(View delivered) {
+        if (view == null || !view.equals(delivered)) {
+            return;
+        }
+        established = true;
         for (Map.Entry<Id, Message> e : new HashMap<>(messages).entrySet()) {
             check(e.getKey(), e.getValue());
         }
     }
 
     private void check(Id id, Message m) {
-        if (view == null) {
+        if (view == null || !established) {
             return;
         }
         if (!m.delivered && m.payload != null) {
