@@ -145,7 +145,9 @@ class SimulatedReliableBroadcastTest {
      * The same, where the excluded origin's last epoch and the others' next one have one number: the origin, as
      * coordinator, installed an epoch whose announcement reached nobody, and the others, recovering without it, gave
      * their next view the same number (a review's schedule). Claims are tagged with the epoch's ballot, which tells
-     * the two apart; an epoch number would not.
+     * the two apart; an epoch number would not. The origin's epoch is also never established here, so since reliable
+     * broadcast waits for that ({@link #anEpochNoLaterViewAccountsForDeliversNothing}) it delivers nothing on either
+     * account, and this test would pass with numbers too.
      */
     @Test
     void anExcludedOriginDoesNotCountAHolderOfAnotherEpochWithTheSameNumber() {
