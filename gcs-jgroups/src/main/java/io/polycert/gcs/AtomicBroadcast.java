@@ -1136,7 +1136,7 @@ final class AtomicBroadcast {
                 settleOwn(ours, true);
             }
             nextDeliver = marker + 1;
-            engine.stateInstalled(view, b);
+            engine.stateInstalled(view);
             learnEstablished(new ViewEntry(b, view, List.of(), self)); // its provider delivered the view entry
             engine.sink.view(view, marker);
             engine.viewDelivered(view);

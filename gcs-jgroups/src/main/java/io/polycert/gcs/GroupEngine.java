@@ -296,7 +296,7 @@ final class GroupEngine {
     void viewInstalled(View view, Ballot ballot, boolean hasState) {
         urb.epochInstalled(ballot);
         if (hasState) {
-            urb.onViewInstalled(view, ballot);
+            urb.onViewInstalled(view);
         }
         tom.onViewInstalled(view);
     }
@@ -308,9 +308,9 @@ final class GroupEngine {
     }
 
     /** This member took the group's state: what it held of multicasts in flight belongs to its old life. */
-    void stateInstalled(View view, Ballot ballot) {
+    void stateInstalled(View view) {
         tom.stateInstalled(view);
-        urb.onViewInstalled(view, ballot);
+        urb.onViewInstalled(view); // its epoch was installed with the view (viewInstalled)
     }
 
     /**

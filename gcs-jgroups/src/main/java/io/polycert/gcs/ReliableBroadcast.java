@@ -43,6 +43,23 @@ final class ReliableBroadcast {
         boolean delivered;
         /** Shown to the application as held from a departed origin (at most once). */
         boolean shown;
+
+        /** Counts the waiting claims from epochs up to {@code installed}. */
+        void countClaimsUpTo(Ballot installed) {
+            if (laterHolders == null) {
+                return;
+            }
+            for (Iterator<Map.Entry<MemberId, Ballot>> it = laterHolders.entrySet().iterator(); it.hasNext(); ) {
+                Map.Entry<MemberId, Ballot> claim = it.next();
+                if (claim.getValue().compareTo(installed) <= 0) {
+                    holders.add(claim.getKey());
+                    it.remove();
+                }
+            }
+            if (laterHolders.isEmpty()) {
+                laterHolders = null;
+            }
+        }
     }
 
     private final GroupEngine engine;
@@ -157,9 +174,9 @@ final class ReliableBroadcast {
     }
 
     /**
-     * The group installed an epoch here, whether or not this member has the group's state yet. Its ballot is newer
-     * than any installed before, also across a merge of two histories founded apart (the merged view's number is
-     * above both of theirs).
+     * The group installed an epoch here, whether or not this member has the group's state yet (always before
+     * {@link #onViewInstalled} for its view). Its ballot is newer than any installed before, also across a merge of
+     * two histories founded apart (the merged view's number is above both of theirs).
      */
     void epochInstalled(Ballot ballot) {
         epoch = ballot;
@@ -169,26 +186,14 @@ final class ReliableBroadcast {
      * A primary view: relay what not every member holds, and show what departed members' messages this member holds;
      * once the view is established ({@link #onViewDelivered}), deliver what a majority of it holds.
      */
-    void onViewInstalled(View view, Ballot ballot) {
+    void onViewInstalled(View view) {
         this.view = view;
         established = false;
-        epochInstalled(ballot);
         List<Id> relay = new ArrayList<>();
         for (Iterator<Map.Entry<Id, Message>> it = messages.entrySet().iterator(); it.hasNext(); ) {
             Map.Entry<Id, Message> e = it.next();
             Message m = e.getValue();
-            if (m.laterHolders != null) {
-                m.laterHolders.entrySet().removeIf(claim -> {
-                    if (claim.getValue().compareTo(epoch) > 0) {
-                        return false;
-                    }
-                    m.holders.add(claim.getKey());
-                    return true;
-                });
-                if (m.laterHolders.isEmpty()) {
-                    m.laterHolders = null;
-                }
-            }
+            m.countClaimsUpTo(epoch);
             m.holders.retainAll(view.members());
             if (m.payload == null) {
                 if (m.holders.isEmpty() && m.laterHolders == null) {
