@@ -104,6 +104,8 @@ public final class Main {
             "sm", "stmbench7: structure modifications on (true, default) or off",
             "disjoint", "stm-compare: each thread transfers among its own share of the accounts (true or false,"
                     + " default false)",
+            "clocked-peer", "stm-compare: adds Multiverse with a shared counter read at each begin and incremented at"
+                    + " each commit, to measure what a global version clock costs (true or false, default false)",
             "workload", "run: a workload spec, e.g. bank:accounts=1000,readSet=100 or"
                     + " stmbench7:preset=small,mix=write-dominated,long=true,sm=true");
 
@@ -193,7 +195,8 @@ public final class Main {
                         .jvmArgs("-Xmx1g").build()).run();
                 case "stm-compare" -> new LocalStmComparison(new LocalStmComparison.Options(threads, accounts,
                         parsed.doubleValue("warmup", 1, 0, 3600), parsed.doubleValue("seconds", 2, 0.1, 3600),
-                        parsed.intValue("rounds", 5, 1, 1000), parsed.flag("disjoint")), out).run();
+                        parsed.intValue("rounds", 5, 1, 1000), parsed.flag("disjoint"), parsed.flag("clocked-peer")),
+                        out).run();
                 case "broadcast" -> new io.polycert.bench.gcs.BroadcastBenchmark(
                         new io.polycert.bench.gcs.BroadcastBenchmark.Options(3, parsed.intList("sizes",
                                 new int[] {100, 1_000, 10_000, 100_000, 1_000_000}, 1, 16_000_000),

@@ -24,10 +24,12 @@ public final class LocalStmComparison {
     /**
      * Settings of one comparison run. With {@code disjoint}, each thread transfers among its own share of the
      * accounts only (sums still read any), so the threads share no account: what is left between them is each
-     * STM's global state, such as a version clock.
+     * STM's global state, such as a version clock. With {@code clockedPeer}, a fourth contender runs Multiverse with
+     * a shared counter read at each transaction's begin and incremented at each commit ({@link ClockedBank}): what
+     * a global version clock alone costs the fastest peer, side by side.
      */
     public record Options(int threads, int accounts, double warmupSeconds, double trialSeconds, int rounds,
-            boolean disjoint) {
+            boolean disjoint, boolean clockedPeer) {
         public Options {
             if (disjoint && accounts / threads < 2) {
                 throw new IllegalArgumentException("disjoint transfers need at least 2 accounts per thread: "
@@ -36,7 +38,7 @@ public final class LocalStmComparison {
         }
 
         public static Options defaults() {
-            return new Options(2, 1000, 1, 2, 5, false);
+            return new Options(2, 1000, 1, 2, 5, false, false);
         }
     }
 
@@ -62,10 +64,13 @@ public final class LocalStmComparison {
     }
 
     public List<Row> run() throws InterruptedException {
-        List<IntFunction<Bank>> banks = List.of(
+        List<IntFunction<Bank>> banks = new ArrayList<>(List.of(
                 n -> new PolyCertBank(n, INITIAL_BALANCE),
                 n -> new ScalaStmBank(n, INITIAL_BALANCE),
-                n -> new MultiverseBank(n, INITIAL_BALANCE));
+                n -> new MultiverseBank(n, INITIAL_BALANCE)));
+        if (options.clockedPeer()) {
+            banks.add(n -> new ClockedBank(new MultiverseBank(n, INITIAL_BALANCE)));
+        }
         List<Row> rows = new ArrayList<>();
         out.printf(Locale.ROOT, "Local STM bank: %d threads, %d accounts%s, %d rounds of %.1f s (warm-up %.1f s)%n",
                 options.threads(), options.accounts(), options.disjoint() ? " (transfers within each thread's share)"
@@ -94,7 +99,7 @@ public final class LocalStmComparison {
                 rows.add(new Row(mix.name(), bank.name(), Medians.of(perRound[i]), perRound[i]));
             }
         }
-        print(rows);
+        print(rows, banks.size());
         return rows;
     }
 
@@ -165,30 +170,55 @@ public final class LocalStmComparison {
         return sb.toString();
     }
 
-    private void print(List<Row> rows) {
+    private void print(List<Row> rows, int contenders) {
         out.println();
-        out.printf(Locale.ROOT, "%-52s %14s %14s %14s %10s %10s%n", "mix", "PolyCert tx/s", "ScalaSTM tx/s",
-                "Multiverse tx/s", "/ScalaSTM", "/Multiverse");
-        for (int i = 0; i < rows.size(); i += 3) {
+        StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-52s", "mix"));
+        for (int k = 0; k < contenders; k++) {
+            header.append(String.format(Locale.ROOT, " %17s", rows.get(k).stm() + " tx/s"));
+        }
+        for (int k = 1; k < contenders; k++) {
+            header.append(String.format(Locale.ROOT, " %17s", "/" + rows.get(k).stm()));
+        }
+        out.println(header);
+        for (int i = 0; i < rows.size(); i += contenders) {
+            StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-52s", rows.get(i).mix()));
             double poly = rows.get(i).medianTxPerSecond();
-            double scala = rows.get(i + 1).medianTxPerSecond();
-            double multiverse = rows.get(i + 2).medianTxPerSecond();
-            out.printf(Locale.ROOT, "%-52s %14.0f %14.0f %14.0f %10.2f %10.2f%n", rows.get(i).mix(), poly, scala,
-                    multiverse, poly / scala, poly / multiverse);
+            for (int k = 0; k < contenders; k++) {
+                line.append(String.format(Locale.ROOT, " %17.0f", rows.get(i + k).medianTxPerSecond()));
+            }
+            for (int k = 1; k < contenders; k++) {
+                line.append(String.format(Locale.ROOT, " %17.2f", poly / rows.get(i + k).medianTxPerSecond()));
+            }
+            out.println(line);
         }
         out.println("(median of the rounds; ratios are PolyCert / peer; the bank invariant held for every STM)");
         out.println();
         // The machine's noise comes in spells of seconds (two threads run about three times faster in some than
         // in others), so a ratio of two medians may compare rounds of different spells; a round's contenders
         // run back to back, so the ratio within each round, and their median, is the steadier figure.
-        out.printf(Locale.ROOT, "%-52s %10s %10s   %s%n", "ratios within each round", "/ScalaSTM", "/Multiverse",
-                "(median; every round: /ScalaSTM ... | /Multiverse ...)");
-        for (int i = 0; i < rows.size(); i += 3) {
+        StringBuilder ratioHeader = new StringBuilder(String.format(Locale.ROOT, "%-52s", "ratios within each round"));
+        for (int k = 1; k < contenders; k++) {
+            ratioHeader.append(String.format(Locale.ROOT, " %17s", "/" + rows.get(k).stm()));
+        }
+        out.println(ratioHeader + "   (median; every round, peer by peer, separated by |)");
+        for (int i = 0; i < rows.size(); i += contenders) {
             double[] poly = rows.get(i).rounds();
-            double[] scala = ratios(poly, rows.get(i + 1).rounds());
-            double[] multiverse = ratios(poly, rows.get(i + 2).rounds());
-            out.printf(Locale.ROOT, "%-52s %10.2f %10.2f   %s |%s%n", rows.get(i).mix(), Medians.of(scala),
-                    Medians.of(multiverse), list(scala), list(multiverse));
+            StringBuilder medians = new StringBuilder(String.format(Locale.ROOT, "%-52s", rows.get(i).mix()));
+            StringBuilder everyRound = new StringBuilder();
+            for (int k = 1; k < contenders; k++) {
+                double[] ratios = ratios(poly, rows.get(i + k).rounds());
+                medians.append(String.format(Locale.ROOT, " %17.2f", Medians.of(ratios)));
+                everyRound.append(k == 1 ? "" : " |").append(list(ratios));
+            }
+            out.println(medians + "  " + everyRound);
+        }
+        if (contenders > 3) {
+            out.println();
+            out.println("what the shared clock costs Multiverse (Multiverse+clock / Multiverse, within each round):");
+            for (int i = 0; i < rows.size(); i += contenders) {
+                double[] cost = ratios(rows.get(i + 3).rounds(), rows.get(i + 2).rounds());
+                out.printf(Locale.ROOT, "%-52s %17.2f  %s%n", rows.get(i).mix(), Medians.of(cost), list(cost));
+            }
         }
         out.println();
         out.println("rounds (tx/s), to judge the noise:");
@@ -197,7 +227,7 @@ public final class LocalStmComparison {
             for (double v : row.rounds()) {
                 sb.append(String.format(Locale.ROOT, " %,.0f", v));
             }
-            out.printf(Locale.ROOT, "  %-12s %-52s%s%n", row.stm(), row.mix(), sb);
+            out.printf(Locale.ROOT, "  %-16s %-52s%s%n", row.stm(), row.mix(), sb);
         }
     }
 }

@@ -19,7 +19,7 @@ class LocalStmComparisonTest {
     void smokeRunCoversEveryStmAndMix() throws Exception {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         List<LocalStmComparison.Row> rows = new LocalStmComparison(
-                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 1, false),
+                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 1, false, false),
                 new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
         assertEquals(9, rows.size());
         rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
@@ -30,7 +30,7 @@ class LocalStmComparisonTest {
     void disjointTransfersKeepEachStmsInvariantAndSayHowTheyRan() throws Exception {
         ByteArrayOutputStream buffer = new ByteArrayOutputStream();
         List<LocalStmComparison.Row> rows = new LocalStmComparison(
-                new LocalStmComparison.Options(2, 10, 0.05, 0.1, 2, true),
+                new LocalStmComparison.Options(2, 10, 0.05, 0.1, 2, true, false),
                 new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
         assertEquals(9, rows.size());
         String output = buffer.toString(StandardCharsets.UTF_8);
@@ -41,8 +41,36 @@ class LocalStmComparisonTest {
     @Test
     void disjointTransfersNeedTwoAccountsPerThread() {
         IllegalArgumentException e = assertThrows(IllegalArgumentException.class,
-                () -> new LocalStmComparison.Options(4, 7, 1, 1, 1, true));
+                () -> new LocalStmComparison.Options(4, 7, 1, 1, 1, true, false));
         assertTrue(e.getMessage().contains("7 accounts, 4 threads"), e.getMessage());
+    }
+
+    @Test
+    void theClockedPeerRunsBesideTheOthersAndIsPrintedWithItsCost() throws Exception {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        List<LocalStmComparison.Row> rows = new LocalStmComparison(
+                new LocalStmComparison.Options(2, 100, 0.05, 0.1, 2, false, true),
+                new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
+        assertEquals(12, rows.size());
+        assertEquals(List.of("PolyCert", "ScalaSTM", "Multiverse", "Multiverse+clock"),
+                rows.subList(0, 4).stream().map(LocalStmComparison.Row::stm).toList());
+        rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
+        String output = buffer.toString(StandardCharsets.UTF_8);
+        assertTrue(output.contains("/Multiverse+clock"), output);
+        assertTrue(output.contains("what the shared clock costs Multiverse"), output);
+    }
+
+    @Test
+    void theClockTicksOncePerTransferAndNotForSums() {
+        ClockedBank bank = new ClockedBank(new MultiverseBank(4, 10));
+        bank.transfer(0, 1, 3);
+        bank.transfer(2, 3, 4);
+        assertEquals(40, bank.sum(0, 4));
+        assertEquals(2, bank.ticks());
+        assertEquals(7, bank.sum(0, 1));
+        assertEquals(14, bank.sum(3, 1));
+        assertEquals(2, bank.ticks());
+        assertEquals("Multiverse+clock", bank.name());
     }
 
     @Test
