@@ -3,11 +3,13 @@ package io.polycert.bench.local;
 import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * Another STM's bank with the least a shared version clock costs added: every transaction reads one shared counter
- * as it begins and every transfer increments it once committed. Run beside that STM, it measures what the clock
- * alone takes from it on this machine, the price any design pays whose snapshots are numbered by one global clock
- * (PolyCert's and ScalaSTM's are; Multiverse's are not). A calibration, not a usable STM: the counter orders
- * nothing.
+ * Another STM's bank with a shared version clock's least cost added: every transaction reads one shared counter as
+ * it begins and every transfer increments it once committed. Run beside that STM, it measures what such a clock
+ * alone takes from it on this machine. It is the least for a clock that every commit moves (so that a transaction
+ * begun after a commit returned is numbered after it, as PolyCert's snapshots need): a real design also takes its
+ * version inside the commit and compares against the value read. TL2's GV5/GV6 schemes let many commits leave the
+ * clock alone ("silent" commits), giving up that order; ScalaSTM's GV6 does so only with three or more processors.
+ * A calibration, not a usable STM: the counter orders nothing.
  */
 final class ClockedBank implements Bank {
     /** The counter sits in the middle of its array, away from the header and from other objects' lines. */

@@ -153,7 +153,7 @@ public final class LocalStmComparison {
         return Arrays.stream(committed).sum() / elapsed;
     }
 
-    /** PolyCert's rate over the peer's, round by round. */
+    /** One contender's rate over another's, round by round (the rounds are paired: same index, same round). */
     static double[] ratios(double[] poly, double[] peer) {
         double[] r = new double[poly.length];
         for (int k = 0; k < r.length; k++) {
@@ -170,24 +170,33 @@ public final class LocalStmComparison {
         return sb.toString();
     }
 
-    private void print(List<Row> rows, int contenders) {
+    /**
+     * Prints the table, the ratios within rounds and the rounds; {@code rows} holds, per mix, one row per contender
+     * in the same order, PolyCert first. A contender named after another plus "+clock" ({@link ClockedBank}) also
+     * gets the line saying what the clock costs that other.
+     */
+    void print(List<Row> rows, int contenders) {
+        List<String> names = rows.subList(0, contenders).stream().map(Row::stm).toList();
+        int width = 14;
+        for (String name : names) {
+            width = Math.max(width, name.length() + " tx/s".length());
+        }
+        String text = " %" + width + "s";
+        String rate = " %" + width + ".0f";
+        String ratio = " %" + width + ".2f";
         out.println();
         StringBuilder header = new StringBuilder(String.format(Locale.ROOT, "%-52s", "mix"));
-        for (int k = 0; k < contenders; k++) {
-            header.append(String.format(Locale.ROOT, " %17s", rows.get(k).stm() + " tx/s"));
-        }
-        for (int k = 1; k < contenders; k++) {
-            header.append(String.format(Locale.ROOT, " %17s", "/" + rows.get(k).stm()));
-        }
+        names.forEach(name -> header.append(String.format(Locale.ROOT, text, name + " tx/s")));
+        names.stream().skip(1).forEach(name -> header.append(String.format(Locale.ROOT, text, "/" + name)));
         out.println(header);
         for (int i = 0; i < rows.size(); i += contenders) {
             StringBuilder line = new StringBuilder(String.format(Locale.ROOT, "%-52s", rows.get(i).mix()));
             double poly = rows.get(i).medianTxPerSecond();
             for (int k = 0; k < contenders; k++) {
-                line.append(String.format(Locale.ROOT, " %17.0f", rows.get(i + k).medianTxPerSecond()));
+                line.append(String.format(Locale.ROOT, rate, rows.get(i + k).medianTxPerSecond()));
             }
             for (int k = 1; k < contenders; k++) {
-                line.append(String.format(Locale.ROOT, " %17.2f", poly / rows.get(i + k).medianTxPerSecond()));
+                line.append(String.format(Locale.ROOT, ratio, poly / rows.get(i + k).medianTxPerSecond()));
             }
             out.println(line);
         }
@@ -197,9 +206,7 @@ public final class LocalStmComparison {
         // in others), so a ratio of two medians may compare rounds of different spells; a round's contenders
         // run back to back, so the ratio within each round, and their median, is the steadier figure.
         StringBuilder ratioHeader = new StringBuilder(String.format(Locale.ROOT, "%-52s", "ratios within each round"));
-        for (int k = 1; k < contenders; k++) {
-            ratioHeader.append(String.format(Locale.ROOT, " %17s", "/" + rows.get(k).stm()));
-        }
+        names.stream().skip(1).forEach(name -> ratioHeader.append(String.format(Locale.ROOT, text, "/" + name)));
         out.println(ratioHeader + "   (median; every round, peer by peer, separated by |)");
         for (int i = 0; i < rows.size(); i += contenders) {
             double[] poly = rows.get(i).rounds();
@@ -207,17 +214,24 @@ public final class LocalStmComparison {
             StringBuilder everyRound = new StringBuilder();
             for (int k = 1; k < contenders; k++) {
                 double[] ratios = ratios(poly, rows.get(i + k).rounds());
-                medians.append(String.format(Locale.ROOT, " %17.2f", Medians.of(ratios)));
+                medians.append(String.format(Locale.ROOT, ratio, Medians.of(ratios)));
                 everyRound.append(k == 1 ? "" : " |").append(list(ratios));
             }
             out.println(medians + "  " + everyRound);
         }
-        if (contenders > 3) {
+        for (int clocked = 0; clocked < contenders; clocked++) {
+            String name = names.get(clocked);
+            int plain = name.endsWith("+clock") ? names.indexOf(name.substring(0, name.length() - "+clock".length()))
+                    : -1;
+            if (plain < 0) {
+                continue;
+            }
             out.println();
-            out.println("what the shared clock costs Multiverse (Multiverse+clock / Multiverse, within each round):");
+            out.printf(Locale.ROOT, "what the shared clock costs %s (%s / %s, within each round):%n", names.get(plain),
+                    name, names.get(plain));
             for (int i = 0; i < rows.size(); i += contenders) {
-                double[] cost = ratios(rows.get(i + 3).rounds(), rows.get(i + 2).rounds());
-                out.printf(Locale.ROOT, "%-52s %17.2f  %s%n", rows.get(i).mix(), Medians.of(cost), list(cost));
+                double[] cost = ratios(rows.get(i + clocked).rounds(), rows.get(i + plain).rounds());
+                out.printf(Locale.ROOT, "%-52s" + ratio + "  %s%n", rows.get(i).mix(), Medians.of(cost), list(cost));
             }
         }
         out.println();

@@ -2,6 +2,7 @@ package io.polycert.bench.local;
 
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -23,7 +24,9 @@ class LocalStmComparisonTest {
                 new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
         assertEquals(9, rows.size());
         rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
-        assertTrue(buffer.toString(StandardCharsets.UTF_8).contains("/Multiverse"));
+        String output = buffer.toString(StandardCharsets.UTF_8);
+        assertTrue(output.contains("/Multiverse "), output);
+        assertFalse(output.contains("clock"), output);
     }
 
     @Test
@@ -58,6 +61,30 @@ class LocalStmComparisonTest {
         String output = buffer.toString(StandardCharsets.UTF_8);
         assertTrue(output.contains("/Multiverse+clock"), output);
         assertTrue(output.contains("what the shared clock costs Multiverse"), output);
+    }
+
+    /** Synthetic rounds, so the printed figures are known: the clocked peer at 0.5 then 1.0 of the plain one. */
+    @Test
+    void theClockCostLinePairsTheClockedPeerWithItsPlainSelfRoundByRound() {
+        ByteArrayOutputStream buffer = new ByteArrayOutputStream();
+        LocalStmComparison comparison = new LocalStmComparison(LocalStmComparison.Options.defaults(),
+                new PrintStream(buffer, true, StandardCharsets.UTF_8));
+        comparison.print(List.of(
+                new LocalStmComparison.Row("m", "PolyCert", 3, new double[] {3, 3}),
+                new LocalStmComparison.Row("m", "ScalaSTM", 6, new double[] {6, 1}),
+                new LocalStmComparison.Row("m", "Multiverse", 3, new double[] {4, 2}),
+                new LocalStmComparison.Row("m", "Multiverse+clock", 2, new double[] {2, 2})), 4);
+        List<String> lines = buffer.toString(StandardCharsets.UTF_8).lines().toList();
+        int title = lines.indexOf("what the shared clock costs Multiverse (Multiverse+clock / Multiverse, within"
+                + " each round):");
+        assertTrue(title > 0, String.join("\n", lines));
+        String cost = lines.get(title + 1);
+        assertTrue(cost.matches("m +0\\.75 +0\\.50 1\\.00"), cost);
+        String ratios = lines.stream().filter(l -> l.startsWith("m ") && l.contains("|")).findFirst().orElseThrow();
+        assertTrue(ratios.endsWith(" 0.50 3.00 | 0.75 1.50 | 1.50 1.50"), ratios);
+        String header = lines.stream().filter(l -> l.startsWith("mix ")).findFirst().orElseThrow();
+        String table = lines.get(lines.indexOf(header) + 1);
+        assertEquals(header.length(), table.length(), "the table's columns line up with its header");
     }
 
     @Test
