@@ -105,7 +105,8 @@ public final class Main {
             "disjoint", "stm-compare: each thread transfers among its own share of the accounts (true or false,"
                     + " default false)",
             "clocked-peer", "stm-compare: adds Multiverse with a shared counter read at each begin and incremented at"
-                    + " each commit, to measure what a global version clock costs (true or false, default false)",
+                    + " each commit, and Multiverse reading the system clock at both, to measure what a global version"
+                    + " clock or a hardware time base costs (true or false, default false)",
             "workload", "run: a workload spec, e.g. bank:accounts=1000,readSet=100 or"
                     + " stmbench7:preset=small,mix=write-dominated,long=true,sm=true");
 

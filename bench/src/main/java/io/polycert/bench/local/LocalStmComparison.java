@@ -24,9 +24,10 @@ public final class LocalStmComparison {
     /**
      * Settings of one comparison run. With {@code disjoint}, each thread transfers among its own share of the
      * accounts only (sums still read any), so the threads share no account: what is left between them is each
-     * STM's global state, such as a version clock. With {@code clockedPeer}, a fourth contender runs Multiverse with
-     * a shared counter read at each transaction's begin and incremented at each commit ({@link ClockedBank}): what
-     * a global version clock alone costs the fastest peer, side by side.
+     * STM's global state, such as a version clock. With {@code clockedPeer}, two more contenders run Multiverse,
+     * one with a shared counter read at each transaction's begin and incremented at each commit ({@link
+     * ClockedBank}), one reading the system clock at both instead ({@link TimedBank}): what a global version clock,
+     * or a hardware time base, alone costs the fastest peer, side by side.
      */
     public record Options(int threads, int accounts, double warmupSeconds, double trialSeconds, int rounds,
             boolean disjoint, boolean clockedPeer) {
@@ -47,6 +48,9 @@ public final class LocalStmComparison {
     }
 
     private static final long INITIAL_BALANCE = 1_000;
+    /** What the calibrating contenders add, by the suffix of their names. */
+    private static final java.util.Map<String, String> CALIBRATIONS = java.util.Map.of(
+            "+clock", "the shared clock", "+time", "reading the system clock");
 
     private final Options options;
     private final PrintStream out;
@@ -70,6 +74,7 @@ public final class LocalStmComparison {
                 n -> new MultiverseBank(n, INITIAL_BALANCE)));
         if (options.clockedPeer()) {
             banks.add(n -> new ClockedBank(new MultiverseBank(n, INITIAL_BALANCE)));
+            banks.add(n -> new TimedBank(new MultiverseBank(n, INITIAL_BALANCE)));
         }
         List<Row> rows = new ArrayList<>();
         out.printf(Locale.ROOT, "Local STM bank: %d threads, %d accounts%s, %d rounds of %.1f s (warm-up %.1f s)%n",
@@ -172,8 +177,8 @@ public final class LocalStmComparison {
 
     /**
      * Prints the table, the ratios within rounds and the rounds; {@code rows} holds, per mix, one row per contender
-     * in the same order, PolyCert first. A contender named after another plus "+clock" ({@link ClockedBank}) also
-     * gets the line saying what the clock costs that other.
+     * in the same order, PolyCert first. A contender named after another plus "+clock" ({@link ClockedBank}) or
+     * "+time" ({@link TimedBank}) also gets the line saying what that costs the other.
      */
     void print(List<Row> rows, int contenders) {
         List<String> names = rows.subList(0, contenders).stream().map(Row::stm).toList();
@@ -221,14 +226,15 @@ public final class LocalStmComparison {
         }
         for (int clocked = 0; clocked < contenders; clocked++) {
             String name = names.get(clocked);
-            int plain = name.endsWith("+clock") ? names.indexOf(name.substring(0, name.length() - "+clock".length()))
-                    : -1;
+            int plus = name.lastIndexOf('+');
+            String what = plus < 0 ? null : CALIBRATIONS.get(name.substring(plus));
+            int plain = what == null ? -1 : names.indexOf(name.substring(0, plus));
             if (plain < 0) {
                 continue;
             }
             out.println();
-            out.printf(Locale.ROOT, "what the shared clock costs %s (%s / %s, within each round):%n", names.get(plain),
-                    name, names.get(plain));
+            out.printf(Locale.ROOT, "what %s costs %s (%s / %s, within each round):%n", what, names.get(plain), name,
+                    names.get(plain));
             for (int i = 0; i < rows.size(); i += contenders) {
                 double[] cost = ratios(rows.get(i + clocked).rounds(), rows.get(i + plain).rounds());
                 out.printf(Locale.ROOT, "%-52s" + ratio + "  %s%n", rows.get(i).mix(), Medians.of(cost), list(cost));

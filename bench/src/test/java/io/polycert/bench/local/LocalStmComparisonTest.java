@@ -54,13 +54,15 @@ class LocalStmComparisonTest {
         List<LocalStmComparison.Row> rows = new LocalStmComparison(
                 new LocalStmComparison.Options(2, 100, 0.05, 0.1, 2, false, true),
                 new PrintStream(buffer, true, StandardCharsets.UTF_8)).run();
-        assertEquals(12, rows.size());
-        assertEquals(List.of("PolyCert", "ScalaSTM", "Multiverse", "Multiverse+clock"),
-                rows.subList(0, 4).stream().map(LocalStmComparison.Row::stm).toList());
+        assertEquals(15, rows.size());
+        assertEquals(List.of("PolyCert", "ScalaSTM", "Multiverse", "Multiverse+clock", "Multiverse+time"),
+                rows.subList(0, 5).stream().map(LocalStmComparison.Row::stm).toList());
         rows.forEach(r -> assertTrue(r.medianTxPerSecond() > 0, r.toString()));
         String output = buffer.toString(StandardCharsets.UTF_8);
         assertTrue(output.contains("/Multiverse+clock"), output);
         assertTrue(output.contains("what the shared clock costs Multiverse"), output);
+        assertTrue(output.contains("what reading the system clock costs Multiverse (Multiverse+time / Multiverse"),
+                output);
     }
 
     /** Synthetic rounds, so the printed figures are known: the clocked peer at 0.5 then 1.0 of the plain one. */
@@ -85,6 +87,16 @@ class LocalStmComparisonTest {
         String header = lines.stream().filter(l -> l.startsWith("mix ")).findFirst().orElseThrow();
         String table = lines.get(lines.indexOf(header) + 1);
         assertEquals(header.length(), table.length(), "the table's columns line up with its header");
+    }
+
+    @Test
+    void theTimedPeerDelegatesEveryOperation() {
+        TimedBank bank = new TimedBank(new MultiverseBank(3, 10));
+        bank.transfer(0, 2, 4);
+        assertEquals(6, bank.sum(0, 1));
+        assertEquals(30, bank.sum(0, 3));
+        assertEquals("Multiverse+time", bank.name());
+        assertEquals(3, bank.accounts());
     }
 
     @Test
