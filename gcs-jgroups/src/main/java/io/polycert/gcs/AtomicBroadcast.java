@@ -1124,7 +1124,9 @@ final class AtomicBroadcast {
         View view = installedView;
         Ballot b = ballot;
         engine.sink.installState(all.toByteArray(), () -> engine.post(() -> {
-            if (hasState || awaitedMarker != marker) {
+            // Not for a later epoch, even one whose view entry sits at the same position: that takes another
+            // history's view entry (of a group founded apart), whose own state follows.
+            if (hasState || awaitedMarker != marker || !ballot.equals(b)) {
                 return;
             }
             hasState = true;

@@ -138,6 +138,17 @@ final class RecordingSink implements DeliverySink {
         lastPosition = b.getLong();
         statesInstalled++;
         events.add("state");
-        then.run();
+        if (holdStateCallbacks) {
+            heldStateCallbacks.add(then);
+        } else {
+            then.run();
+        }
     }
+
+    /**
+     * While set, the callbacks that report a state installed wait in {@link #heldStateCallbacks}, as when the
+     * delivery thread is slow to install a large state; the test runs them when it chooses.
+     */
+    boolean holdStateCallbacks;
+    final List<Runnable> heldStateCallbacks = new ArrayList<>();
 }

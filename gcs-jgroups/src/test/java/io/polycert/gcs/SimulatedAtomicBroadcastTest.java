@@ -45,6 +45,49 @@ class SimulatedAtomicBroadcastTest {
      * majority) and only the coordinator needs its acknowledgement; the coordinator's batch is its own. So one
      * broadcast costs two ACKs, not six (the coordinator's two and each other member's to both others).
      */
+    /**
+     * A joiner's state install outlives its epoch, and the next epoch it joins, of a history founded apart, has its
+     * view entry at the same position (found by reading in a review of 2026-12-06; RELIABILITY.md). A and B found
+     * groups apart. A orders one message and takes in J: its view entry is at position 3. J installs A's state, but
+     * before that install reports back, J is cut from A and merged with B, whose history is newer (B installed a
+     * view of its own after A took J in) and whose next view entry is at position 3 too. J installs B's state. The
+     * late report of A's state must not count for B's epoch, or J would deliver A's view in B's group.
+     */
+    @Test
+    void aLateStateInstallOfAnotherHistoryDoesNotCountForALaterEpochAtTheSamePosition() {
+        SimNetwork net = new SimNetwork(1, Settings.defaults());
+        SimNetwork.Node a = net.add("A");
+        SimNetwork.Node b = net.add("B");
+        net.partition(List.of(List.of(a), List.of(b)));
+        net.runUntilQuiet();
+        net.broadcast(a, "a1");
+        net.runUntilQuiet();
+        SimNetwork.Node j = net.add("J");
+        j.partition = a.partition;
+        j.sink.holdStateCallbacks = true;
+        net.installView(List.of(a, j));
+        net.runUntilQuiet();
+        assertEquals(1, j.sink.heldStateCallbacks.size(), "J installed A's state; its report waits");
+        net.installView(List.of(b)); // B's history now has the newest epoch
+        net.runUntilQuiet();
+        j.partition = b.partition; // cut from A, merged with B
+        net.installView(List.of(a));
+        net.installView(List.of(b, j));
+        net.runUntilQuiet();
+        assertEquals(List.of(b.id, j.id), j.engine.ab.installedView().members(), j.engine.ab.describe());
+        assertEquals(2, j.sink.heldStateCallbacks.size(), "J installed B's state too; both reports wait");
+        j.sink.holdStateCallbacks = false;
+        j.sink.heldStateCallbacks.forEach(Runnable::run); // A's report first, then B's
+        net.runUntilQuiet();
+        assertFalse(j.sink.views.stream().anyMatch(v -> v.members().contains(a.id)),
+                "J delivered a view of A's history: " + j.sink.views);
+        assertEquals(List.of(b.id, j.id), j.sink.views.get(j.sink.views.size() - 1).members(), j.sink.views.toString());
+        net.broadcast(b, "b1");
+        net.runUntilQuiet();
+        assertEquals(List.of("b1"), j.sink.ordered);
+        assertEquals(b.sink.hash, j.sink.hash, "J's state is B's");
+    }
+
     @Test
     void withThreeMembersOnlyTheCoordinatorHearsAcknowledgements() {
         SimNetwork net = SimNetwork.founded(1, 3);
