@@ -178,6 +178,8 @@ final class AtomicBroadcast {
     private final TreeMap<Integer, byte[]> stateChunks = new TreeMap<>();
     private byte[] stateDedupe;
     private long stateChunksFor = -1;
+    /** The ballot of the epoch whose view entry the buffered chunks' state was taken at. */
+    private Ballot stateChunksBallot = Ballot.NONE;
     private int stateChunksTotal;
 
     AtomicBroadcast(GroupEngine engine) {
@@ -219,7 +221,7 @@ final class AtomicBroadcast {
                 + log.last() + " acked=" + acked + " pending=" + pending.size()
                 + (pending.isEmpty() ? "" : " firstPending=" + pending.peekFirst().originSeq)
                 + " lastDeliveredSelf=" + lastDelivered.get(self) + " stateChunksFor=" + stateChunksFor
-                + " chunks=" + stateChunks.size() + "/" + stateChunksTotal;
+                + " chunks=" + stateChunks.size() + "/" + stateChunksTotal + " of " + stateChunksBallot;
     }
 
     // ---- sending ----------------------------------------------------------------------------------------
@@ -1052,24 +1054,24 @@ final class AtomicBroadcast {
             dedupe.writeVarLong(seq);
         });
         byte[] dedupeBytes = dedupe.toByteArray();
-        long e = ve.view.epoch();
         engine.sink.captureState(state -> engine.post(() -> {
             for (MemberId joiner : ve.joiners) {
                 if (engine.transportView().members().contains(joiner)) {
-                    sendState(joiner, e, marker, dedupeBytes, state);
+                    sendState(joiner, ve.ballot, marker, dedupeBytes, state);
                 }
             }
         }));
     }
 
     /** Sends the state in chunks (a joiner that misses some gets it again from the provider of a later view). */
-    private void sendState(MemberId joiner, long e, long marker, byte[] dedupe, byte[] state) {
+    private void sendState(MemberId joiner, Ballot epochBallot, long marker, byte[] dedupe, byte[] state) {
         int chunks = Math.max(1, (state.length + STATE_CHUNK - 1) / STATE_CHUNK);
         for (int i = 0; i < chunks; i++) {
             int from = i * STATE_CHUNK;
             int len = Math.min(STATE_CHUNK, state.length - from);
             ValueOutput out = Wire.out(MessageType.STATE_CHUNK, len + 64);
-            out.writeVarLong(e).writeVarLong(marker).writeVarInt(i).writeVarInt(chunks);
+            epochBallot.write(out);
+            out.writeVarLong(marker).writeVarInt(i).writeVarInt(chunks);
             out.writeBytes(i == 0 ? dedupe : new byte[0]);
             out.writeVarInt(len).writeRaw(state, from, len);
             engine.sendTo(joiner, out.toByteArray());
@@ -1077,7 +1079,7 @@ final class AtomicBroadcast {
     }
 
     void onStateChunk(MemberId from, ValueInput in) {
-        Wire.readPositive(in); // epoch, for diagnostics
+        Ballot chunkBallot = Ballot.read(in);
         long marker = Wire.readPositive(in);
         int index = in.readVarInt();
         int total = in.readVarInt();
@@ -1091,9 +1093,15 @@ final class AtomicBroadcast {
         if (marker < stateChunksFor || (hasState && marker <= epochMarker)) {
             return;
         }
-        if (stateChunksFor != marker) {
+        // Two histories founded apart can put view entries at the same position: the position alone does not
+        // say whose state a chunk carries, its epoch's ballot does (a straggler of an older epoch is dropped).
+        if (marker == stateChunksFor && chunkBallot.compareTo(stateChunksBallot) < 0) {
+            return;
+        }
+        if (stateChunksFor != marker || !chunkBallot.equals(stateChunksBallot)) {
             stateChunks.clear();
             stateChunksFor = marker;
+            stateChunksBallot = chunkBallot;
             stateDedupe = null;
         }
         stateChunks.put(index, bytes);
@@ -1106,8 +1114,8 @@ final class AtomicBroadcast {
 
     /** Installs the transferred state once NEW_EPOCH told us which view it belongs to and every chunk is here. */
     private void tryInstallState() {
-        if (hasState || awaitedMarker < 0 || stateChunksFor != awaitedMarker || stateDedupe == null
-                || stateChunks.size() != stateChunksTotal) {
+        if (hasState || awaitedMarker < 0 || stateChunksFor != awaitedMarker || !stateChunksBallot.equals(ballot)
+                || stateDedupe == null || stateChunks.size() != stateChunksTotal) {
             return;
         }
         ByteArrayOutputStream all = new ByteArrayOutputStream();

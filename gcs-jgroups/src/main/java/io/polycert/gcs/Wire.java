@@ -22,9 +22,9 @@ final class Wire {
      * that would misread each other are told so, both formats named, instead of diverging. Format 1 is the first
      * numbered one; builds before it sent their recovery messages under other type numbers, recognized too. Format 2
      * added {@link MessageType#BATCH}. Format 3 added the sender's epoch to reliable broadcasts' copies and
-     * acknowledgements.
+     * acknowledgements. Format 4 carries, in each state chunk, the ballot of the epoch it was taken at.
      */
-    static final int FORMAT = 3;
+    static final int FORMAT = 4;
     static final int MAX_NAME = 256;
 
     private Wire() {

@@ -41,11 +41,6 @@ class SimulatedAtomicBroadcastTest {
     }
 
     /**
-     * With three members, a member other than the coordinator delivers on the coordinator's batch (the two hold a
-     * majority) and only the coordinator needs its acknowledgement; the coordinator's batch is its own. So one
-     * broadcast costs two ACKs, not six (the coordinator's two and each other member's to both others).
-     */
-    /**
      * A joiner's state install outlives its epoch, and the next epoch it joins, of a history founded apart, has its
      * view entry at the same position (found by reading in a review of 2026-12-06; RELIABILITY.md). A and B found
      * groups apart. A orders one message and takes in J: its view entry is at position 3. J installs A's state, but
@@ -68,6 +63,7 @@ class SimulatedAtomicBroadcastTest {
         net.installView(List.of(a, j));
         net.runUntilQuiet();
         assertEquals(1, j.sink.heldStateCallbacks.size(), "J installed A's state; its report waits");
+        assertTrue(j.engine.ab.describe().contains("awaitedMarker=3 "), j.engine.ab.describe());
         net.installView(List.of(b)); // B's history now has the newest epoch
         net.runUntilQuiet();
         j.partition = b.partition; // cut from A, merged with B
@@ -75,6 +71,7 @@ class SimulatedAtomicBroadcastTest {
         net.installView(List.of(b, j));
         net.runUntilQuiet();
         assertEquals(List.of(b.id, j.id), j.engine.ab.installedView().members(), j.engine.ab.describe());
+        assertTrue(j.engine.ab.describe().contains("awaitedMarker=3 "), "the same position: " + j.engine.ab.describe());
         assertEquals(2, j.sink.heldStateCallbacks.size(), "J installed B's state too; both reports wait");
         j.sink.holdStateCallbacks = false;
         j.sink.heldStateCallbacks.forEach(Runnable::run); // A's report first, then B's
@@ -88,6 +85,69 @@ class SimulatedAtomicBroadcastTest {
         assertEquals(b.sink.hash, j.sink.hash, "J's state is B's");
     }
 
+    /**
+     * The chunks of a state can come before the NEW_EPOCH that says which epoch they are for (the provider is not
+     * always the coordinator, and JGroups does not order unicasts after multicasts). J joins A (view entry at 3)
+     * and gets nothing of A's state; then B, C and J form a view of B's newer history, whose view entry is at 3 too.
+     * B's chunks reach J while J still waits for A's state at 3: they must wait for B's epoch, not be taken as A's.
+     */
+    @Test
+    void stateChunksOfAnotherHistoryAtTheSamePositionWaitForTheirEpoch() {
+        SimNetwork net = new SimNetwork(1, Settings.defaults());
+        SimNetwork.Node a = net.add("A");
+        SimNetwork.Node b = net.add("B");
+        SimNetwork.Node c = net.add("C");
+        net.partition(List.of(List.of(a), List.of(b, c)));
+        net.runUntilQuiet();
+        net.broadcast(a, "a1");
+        net.runUntilQuiet();
+        SimNetwork.Node j = net.add("J");
+        j.partition = a.partition;
+        net.installView(List.of(a, j));
+        for (int step = 0; step < 10_000 && !j.engine.ab.describe().contains("awaitedMarker=3 "); step++) {
+            net.run(1);
+        }
+        assertTrue(j.engine.ab.describe().contains("awaitedMarker=3 "), j.engine.ab.describe());
+        j.held = true; // A's state never reaches J
+        net.runUntilQuiet();
+        net.intercept(a, j);
+        net.installView(List.of(b, c)); // B's history now has the newest epoch
+        net.runUntilQuiet();
+        j.partition = b.partition;
+        j.held = false;
+        net.installView(List.of(a));
+        net.installView(List.of(b, c, j));
+        net.messagesSent.clear();
+        for (int step = 0; step < 10_000 && net.sent(MessageType.NEW_EPOCH, b, j) == 0; step++) {
+            net.run(1);
+        }
+        assertEquals(1, net.sent(MessageType.NEW_EPOCH, b, j), "B announced its epoch to J");
+        j.held = true; // J hears nothing more until B and C have delivered the view entry and sent the state
+        net.runUntilQuiet();
+        List<byte[]> toJ = net.intercept(b, j);
+        List<byte[]> reordered = new ArrayList<>();
+        toJ.stream().filter(m -> m[0] == MessageType.STATE_CHUNK).forEach(reordered::add);
+        assertFalse(reordered.isEmpty(), "B sent its state to J");
+        toJ.stream().filter(m -> m[0] != MessageType.STATE_CHUNK).forEach(reordered::add);
+        net.release(b, j, reordered); // the chunks first, then the NEW_EPOCH
+        j.held = false;
+        net.runUntilQuiet();
+        assertEquals(List.of(b.id, c.id, j.id), j.engine.ab.installedView().members(), j.engine.ab.describe());
+        assertFalse(j.sink.views.stream().anyMatch(v -> v.members().contains(a.id)),
+                "J delivered a view of A's history: " + j.sink.views);
+        assertEquals(List.of(b.id, c.id, j.id), j.sink.views.get(j.sink.views.size() - 1).members(),
+                "J delivered B's view: " + j.sink.views + "; " + j.engine.ab.describe());
+        net.broadcast(c, "c1");
+        net.runUntilQuiet();
+        assertEquals(List.of("c1"), j.sink.ordered, j.engine.ab.describe());
+        assertEquals(b.sink.hash, j.sink.hash, "J's state is B's");
+    }
+
+    /**
+     * With three members, a member other than the coordinator delivers on the coordinator's batch (the two hold a
+     * majority) and only the coordinator needs its acknowledgement; the coordinator's batch is its own. So one
+     * broadcast costs two ACKs, not six (the coordinator's two and each other member's to both others).
+     */
     @Test
     void withThreeMembersOnlyTheCoordinatorHearsAcknowledgements() {
         SimNetwork net = SimNetwork.founded(1, 3);
