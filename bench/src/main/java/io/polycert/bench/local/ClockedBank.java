@@ -12,6 +12,8 @@ import java.util.concurrent.atomic.AtomicLongArray;
  * A calibration, not a usable STM: the counter orders nothing.
  */
 final class ClockedBank implements Bank {
+    /** Added to the measured STM's name; the printout pairs the two by it. */
+    static final String SUFFIX = "+clock";
     /** The counter sits in the middle of its array, away from the header and from other objects' lines. */
     private static final int SLOT = 16;
 
@@ -24,7 +26,7 @@ final class ClockedBank implements Bank {
 
     @Override
     public String name() {
-        return stm.name() + "+clock";
+        return stm.name() + SUFFIX;
     }
 
     @Override

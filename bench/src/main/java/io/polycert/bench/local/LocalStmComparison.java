@@ -50,7 +50,7 @@ public final class LocalStmComparison {
     private static final long INITIAL_BALANCE = 1_000;
     /** What the calibrating contenders add, by the suffix of their names. */
     private static final java.util.Map<String, String> CALIBRATIONS = java.util.Map.of(
-            "+clock", "the shared clock", "+time", "reading the system clock");
+            ClockedBank.SUFFIX, "the shared clock", TimedBank.SUFFIX, "reading the system clock");
 
     private final Options options;
     private final PrintStream out;
@@ -177,8 +177,8 @@ public final class LocalStmComparison {
 
     /**
      * Prints the table, the ratios within rounds and the rounds; {@code rows} holds, per mix, one row per contender
-     * in the same order, PolyCert first. A contender named after another plus "+clock" ({@link ClockedBank}) or
-     * "+time" ({@link TimedBank}) also gets the line saying what that costs the other.
+     * in the same order, PolyCert first. A contender named after another plus the suffix of {@link ClockedBank} or
+     * {@link TimedBank} also gets the line saying what that costs the other.
      */
     void print(List<Row> rows, int contenders) {
         List<String> names = rows.subList(0, contenders).stream().map(Row::stm).toList();

@@ -9,6 +9,9 @@ package io.polycert.bench.local;
  * counter on this machine. A calibration, not a usable STM: the times order nothing.
  */
 final class TimedBank implements Bank {
+    /** Added to the measured STM's name; the printout pairs the two by it. */
+    static final String SUFFIX = "+time";
+
     private final Bank stm;
 
     TimedBank(Bank stm) {
@@ -17,7 +20,7 @@ final class TimedBank implements Bank {
 
     @Override
     public String name() {
-        return stm.name() + "+time";
+        return stm.name() + SUFFIX;
     }
 
     @Override
